@@ -1,0 +1,1 @@
+"""Generated gRPC contract; see scripts/gen_protos.py."""

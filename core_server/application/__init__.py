@@ -1,0 +1,1 @@
+"""Use cases: actors, jobs and services that apply domain rules through the ports."""

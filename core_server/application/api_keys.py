@@ -1,0 +1,106 @@
+"""API key management (JWT routes) and the resolution of bearer keys for the gateway."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from core_server.application.ports import Clock, IdCollision
+from core_server.domain.api_key import (
+    MAX_ACTIVE_KEYS,
+    MAX_KEY_NAME,
+    ApiKey,
+    key_kind,
+    new_key_pair,
+    secret_key_digest,
+)
+from core_server.domain.environment import Environment
+from core_server.domain.errors import NotFound, ParameterInvalid, Unauthenticated
+from core_server.domain.ids import IdSpaceExhausted, id_candidates
+
+
+class KeyLimitReached(Exception):
+    """The merchant already holds MAX_ACTIVE_KEYS active keys."""
+
+
+class ApiKeyRepository(Protocol):
+    async def insert_within_limit(self, key: ApiKey, secret_digest: str, limit: int) -> None:
+        """Atomically refuses the insert (KeyLimitReached) when `limit` active keys exist; IdCollision."""
+
+    async def list(self, merchant_id: str) -> list[ApiKey]: ...
+
+    async def revoke(self, merchant_id: str, key_id: str, now: datetime) -> ApiKey | None: ...
+
+    async def find_by_secret_digest(self, digest: str) -> ApiKey | None: ...
+
+    async def find_by_publishable(self, key: str) -> ApiKey | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedKey:
+    merchant_id: str
+    environment: Environment
+    kind: str
+    key_id: str
+
+
+class ApiKeyService:
+    def __init__(self, keys: ApiKeyRepository, clock: Clock) -> None:
+        self._keys = keys
+        self._clock = clock
+
+    async def create(self, merchant_id: str, name: str, environment: str) -> ApiKey:
+        if len(name) > MAX_KEY_NAME:
+            raise ParameterInvalid(f"name must be at most {MAX_KEY_NAME} characters.", param="name")
+        try:
+            env = Environment(environment)
+        except ValueError as exc:
+            raise ParameterInvalid("environment must be 'live' or 'test'.", param="environment") from exc
+        now = self._clock.now().replace(microsecond=0)
+        for key_id in id_candidates("key_", 24):
+            publishable, secret = new_key_pair(env)
+            key = ApiKey(
+                id=key_id,
+                merchant_id=merchant_id,
+                name=name,
+                environment=env,
+                publishable_key=publishable,
+                secret_key_last4=secret[-4:],
+                created=now,
+                secret_key=secret,
+            )
+            try:
+                await self._keys.insert_within_limit(key, secret_key_digest(secret), MAX_ACTIVE_KEYS)
+            except IdCollision:
+                continue
+            except KeyLimitReached as exc:
+                raise ParameterInvalid(
+                    f"A merchant may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first.",
+                ) from exc
+            return key
+        raise IdSpaceExhausted("ten key id collisions in a row")
+
+    async def list(self, merchant_id: str) -> list[ApiKey]:
+        return await self._keys.list(merchant_id)
+
+    async def revoke(self, merchant_id: str, key_id: str) -> ApiKey:
+        key = await self._keys.revoke(merchant_id, key_id, self._clock.now().replace(microsecond=0))
+        if key is None:
+            raise NotFound(f"No such API key: '{key_id}'", param="id")
+        return key
+
+    async def authenticate(self, presented: str) -> ResolvedKey:
+        parsed = key_kind(presented)
+        if parsed is None:
+            raise Unauthenticated("Invalid API key provided.", code="api_key_invalid")
+        kind, _ = parsed
+        if kind == "secret":
+            key = await self._keys.find_by_secret_digest(secret_key_digest(presented))
+        else:
+            key = await self._keys.find_by_publishable(presented)
+        if key is None:
+            raise Unauthenticated("Invalid API key provided.", code="api_key_invalid")
+        if key.revoked:
+            raise Unauthenticated("This API key has been revoked.", code="api_key_revoked")
+        return ResolvedKey(merchant_id=key.merchant_id, environment=key.environment, kind=kind, key_id=key.id)

@@ -1,0 +1,195 @@
+"""Charge use cases: create without an actor (nothing else can own a new charge), the rest through it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from core_server.actors import ActorRegistry
+from core_server.application.charge_commands import (
+    CaptureCharge,
+    CloseDispute,
+    OpenDispute,
+    Owner,
+    RefundCharge,
+    VoidCharge,
+)
+from core_server.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.application.ports import (
+    ChargePage,
+    ChargeQuery,
+    ChargeRepository,
+    Clocks,
+    IdCollision,
+    IdempotencyRequest,
+)
+from core_server.domain.charge import Charge, ChargeStatus
+from core_server.domain.charge_input import validate_charge_draft
+from core_server.domain.dispute import Dispute
+from core_server.domain.errors import NotFound, ParameterInvalid, charge_not_found
+from core_server.domain.ids import IdSpaceExhausted, id_candidates, is_charge_id
+from core_server.domain.refund import Refund
+
+T = TypeVar("T")
+
+DEFAULT_LIST_LIMIT = 10
+MAX_LIST_LIMIT = 100
+MAX_UNIX_SECONDS = 253_402_300_799  # 9999-12-31T23:59:59Z: beyond it datetime cannot represent the bound
+
+
+@dataclass(frozen=True, slots=True)
+class NewCharge:
+    """The create request as received, before validation."""
+
+    amount: int
+    currency: str
+    return_url: str
+    description: str | None
+    metadata: Mapping[str, str]
+    cancel_url: str | None
+    customer_email: str | None
+
+
+class ChargeService:
+    def __init__(
+        self,
+        charges: ChargeRepository,
+        actors: ActorRegistry,
+        clocks: Clocks,
+        runner: IdempotentRunner,
+        *,
+        ask_timeout: float,
+    ) -> None:
+        self._charges = charges
+        self._actors = actors
+        self._clocks = clocks
+        self._runner = runner
+        self._ask_timeout = ask_timeout
+
+    async def create(
+        self,
+        owner: Owner,
+        new: NewCharge,
+        idempotency: IdempotencyRequest | None,
+        render: Callable[[Charge], bytes],
+    ) -> Charge | Replay:
+        async def operation(claim: Claim[Charge] | None) -> Charge:
+            draft = validate_charge_draft(
+                amount=new.amount,
+                currency=new.currency,
+                return_url=new.return_url,
+                description=new.description,
+                metadata=new.metadata,
+                cancel_url=new.cancel_url,
+                customer_email=new.customer_email,
+            )
+            now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+            key = idempotency.key if idempotency else None
+            for charge_id in id_candidates("ch_", 32):
+                charge = Charge.create(charge_id, owner.merchant_id, owner.environment, draft, now, key)
+                try:
+                    await self._charges.insert_new(charge, claim.completion(charge) if claim else None)
+                except IdCollision:
+                    continue
+                return charge
+            raise IdSpaceExhausted("ten charge id collisions in a row")
+
+        return await self._runner.run(idempotency, render, operation)
+
+    async def get(self, owner: Owner, charge_id: str) -> Charge:
+        charge = await self._charges.get(charge_id) if is_charge_id(charge_id) else None
+        if charge is None or charge.merchant_id != owner.merchant_id or charge.environment is not owner.environment:
+            raise charge_not_found(charge_id)
+        return charge
+
+    async def list(
+        self,
+        owner: Owner,
+        *,
+        limit: int,
+        status: ChargeStatus | None,
+        created_after: int | None,
+        created_before: int | None,
+        starting_after: str | None,
+    ) -> ChargePage:
+        if limit == 0:
+            limit = DEFAULT_LIST_LIMIT
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            raise ParameterInvalid(f"limit must be between 1 and {MAX_LIST_LIMIT}.", param="limit")
+        query = ChargeQuery(
+            merchant_id=owner.merchant_id,
+            environment=owner.environment,
+            limit=limit,
+            status=status,
+            created_after=_unix_bound(created_after, "created_after"),
+            created_before=_unix_bound(created_before, "created_before"),
+            starting_after=starting_after or None,
+        )
+        if query.starting_after is not None and not await self._charges.cursor_exists(query):
+            raise ParameterInvalid(
+                f"starting_after names no charge of yours: '{query.starting_after}'.", param="starting_after"
+            )
+        return await self._charges.list(query)
+
+    async def capture(
+        self, owner: Owner, charge_id: str, amount: int | None,
+        idempotency: IdempotencyRequest | None, render: Callable[[Charge], bytes],
+    ) -> Charge | Replay:
+        return await self._ask(charge_id, owner, idempotency, render,
+                               lambda claim: CaptureCharge(owner, amount, claim))
+
+    async def refund(
+        self, owner: Owner, charge_id: str, amount: int | None, reason: str | None,
+        idempotency: IdempotencyRequest | None, render: Callable[[tuple[Refund, Charge]], bytes],
+    ) -> tuple[Refund, Charge] | Replay:
+        return await self._ask(charge_id, owner, idempotency, render,
+                               lambda claim: RefundCharge(owner, amount, reason, claim))
+
+    async def void(
+        self, owner: Owner, charge_id: str,
+        idempotency: IdempotencyRequest | None, render: Callable[[Charge], bytes],
+    ) -> Charge | Replay:
+        return await self._ask(charge_id, owner, idempotency, render, lambda claim: VoidCharge(owner, claim))
+
+    async def open_dispute(
+        self, owner: Owner, charge_id: str,
+        idempotency: IdempotencyRequest | None, render: Callable[[Dispute], bytes],
+    ) -> Dispute | Replay:
+        return await self._ask(charge_id, owner, idempotency, render, lambda claim: OpenDispute(owner, claim))
+
+    async def close_dispute_by_id(
+        self, owner: Owner, dispute_id: str, outcome: str,
+        idempotency: IdempotencyRequest | None, render: Callable[[Dispute], bytes],
+    ) -> Dispute | Replay:
+        charge_id = await self._charges.charge_id_for_dispute(dispute_id)
+        if charge_id is None:
+            raise NotFound(f"No such dispute: '{dispute_id}'", param="id")
+        return await self._ask(charge_id, owner, idempotency, render,
+                               lambda claim: CloseDispute(owner, dispute_id, outcome, claim))
+
+    async def _ask(
+        self,
+        charge_id: str,
+        owner: Owner,
+        idempotency: IdempotencyRequest | None,
+        render: Callable[[T], bytes],
+        message: Callable[[Claim[T] | None], object],
+    ) -> T | Replay:
+        if not is_charge_id(charge_id):
+            raise charge_not_found(charge_id)
+
+        async def operation(claim: Claim[T] | None) -> T:
+            result: Any = await self._actors.ask(charge_id, message(claim), timeout=self._ask_timeout)
+            return result  # type: ignore[no-any-return]
+
+        return await self._runner.run(idempotency, render, operation)
+
+
+def _unix_bound(value: int | None, param: str) -> datetime | None:
+    if value is None:
+        return None
+    if not 0 <= value <= MAX_UNIX_SECONDS:
+        raise ParameterInvalid(f"{param} must be a Unix timestamp in seconds.", param=param)
+    return datetime.fromtimestamp(value, tz=UTC)

@@ -1,0 +1,1 @@
+"""Pure payment rules: stdlib only, no I/O, no clock reads."""

@@ -1,0 +1,316 @@
+"""The Charge aggregate: its states, the spec's transition table and every money rule on it.
+
+Methods are named after the spec's triggers and take `now` from the caller (no clock reads).
+Each successful transition appends the domain event it causes to `pending_events`, which the
+application writes to the outbox in the same transaction as the new state.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from core_server.domain.dispute import Dispute
+from core_server.domain.environment import Environment
+from core_server.domain.errors import ParameterInvalid, StateConflict
+from core_server.domain.events import ChargeEvent, ChargeEventType
+from core_server.domain.fees import net_amount, transaction_fee
+from core_server.domain.money import check_positive
+from core_server.domain.payment import PaymentDetails, PaymentMethodType, PaymentOutcome
+from core_server.domain.refund import Refund, check_reason
+
+CHECKOUT_SESSION = timedelta(hours=24)
+AUTHORIZATION_HOLD = timedelta(days=7)
+
+
+class ChargeStatus(enum.Enum):
+    PENDING = "pending"
+    AUTHORIZED = "authorized"
+    CAPTURED = "captured"
+    FAILED = "failed"
+    VOIDED = "voided"
+    REFUNDED = "refunded"
+    PARTIALLY_REFUNDED = "partially_refunded"
+    EXPIRED = "expired"
+    DISPUTED = "disputed"
+
+
+TERMINAL_STATUSES = frozenset(
+    {ChargeStatus.FAILED, ChargeStatus.VOIDED, ChargeStatus.REFUNDED, ChargeStatus.EXPIRED}
+)
+CAPTURED_STATUSES = frozenset(
+    {ChargeStatus.CAPTURED, ChargeStatus.REFUNDED, ChargeStatus.PARTIALLY_REFUNDED}
+)
+REFUNDABLE_STATUSES = frozenset({ChargeStatus.CAPTURED, ChargeStatus.PARTIALLY_REFUNDED})
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeDraft:
+    """A validated create-charge request (see `charge_input.py`)."""
+
+    amount: int
+    currency: str
+    return_url: str
+    description: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    cancel_url: str | None = None
+    customer_email: str | None = None
+
+
+@dataclass(slots=True)
+class Charge:
+    id: str
+    merchant_id: str
+    environment: Environment
+    amount: int
+    currency: str
+    status: ChargeStatus
+    return_url: str
+    created: datetime
+    expires_at: datetime
+    description: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    cancel_url: str | None = None
+    customer_email: str | None = None
+    idempotency_key: str | None = None
+    payment_method: PaymentMethodType | None = None
+    payment_details: PaymentDetails | None = None
+    transaction_id: str | None = None
+    failure_code: str | None = None
+    authorized_at: datetime | None = None
+    amount_captured: int | None = None
+    fee: int | None = None
+    net: int | None = None
+    captured_at: datetime | None = None
+    amount_refunded: int = 0
+    refunded_at: datetime | None = None
+    voided_at: datetime | None = None
+    disputed_at: datetime | None = None
+    refunds: list[Refund] = field(default_factory=list)
+    dispute: Dispute | None = None
+    pending_events: list[ChargeEvent] = field(default_factory=list)
+
+    @classmethod
+    def create(
+        cls,
+        charge_id: str,
+        merchant_id: str,
+        environment: Environment,
+        draft: ChargeDraft,
+        now: datetime,
+        idempotency_key: str | None = None,
+    ) -> Charge:
+        """Creation: pending, expires_at = now + 24 h, event `charge.created`."""
+        # Whole seconds: `created` is Unix seconds in the API, and ties are ordered by insertion.
+        created = now.replace(microsecond=0)
+        charge = cls(
+            id=charge_id,
+            merchant_id=merchant_id,
+            environment=environment,
+            amount=draft.amount,
+            currency=draft.currency,
+            status=ChargeStatus.PENDING,
+            return_url=draft.return_url,
+            created=created,
+            expires_at=created + CHECKOUT_SESSION,
+            description=draft.description,
+            metadata=dict(draft.metadata),
+            cancel_url=draft.cancel_url,
+            customer_email=draft.customer_email,
+            idempotency_key=idempotency_key,
+        )
+        charge._emit(ChargeEventType.CREATED, now)
+        return charge
+
+    @property
+    def livemode(self) -> bool:
+        return self.environment.livemode
+
+    @property
+    def remaining_refundable(self) -> int:
+        return (self.amount_captured or 0) - self.amount_refunded
+
+    @property
+    def failure_redirect_url(self) -> str:
+        """Failure and cancel go to cancel_url; without one, back to return_url (DESIGN §2)."""
+        return self.cancel_url or self.return_url
+
+    def checkout_expired(self, now: datetime) -> bool:
+        return self.status is ChargeStatus.EXPIRED or (
+            self.status is ChargeStatus.PENDING and now >= self.expires_at
+        )
+
+    def expire_if_due(self, now: datetime) -> bool:
+        """The expiration task's rule, also applied lazily before any command.
+
+        pending older than 24 h → expired; authorized older than 7 days → voided.
+        Returns True when the status changed.
+        """
+        if self.status is ChargeStatus.PENDING and now >= self.expires_at:
+            self.status = ChargeStatus.EXPIRED
+            return True
+        if (
+            self.status is ChargeStatus.AUTHORIZED
+            and self.authorized_at is not None
+            and now >= self.authorized_at + AUTHORIZATION_HOLD
+        ):
+            self.status = ChargeStatus.VOIDED
+            self.voided_at = now
+            return True
+        return False
+
+    def ensure_payable(self, now: datetime) -> None:
+        """Checkout completion steps 3–4: not expired, still pending."""
+        if self.checkout_expired(now):
+            raise StateConflict(checkout_message(self, now) or "", code="charge_expired")
+        if self.status is not ChargeStatus.PENDING:
+            raise StateConflict(checkout_message(self, now) or "This payment cannot be completed.")
+
+    def complete(
+        self,
+        method: PaymentMethodType,
+        details: PaymentDetails,
+        outcome: PaymentOutcome,
+        now: datetime,
+    ) -> None:
+        """pending → authorized (`charge.completed`) or failed (`charge.failed`)."""
+        self.ensure_payable(now)
+        self.payment_method = method
+        self.payment_details = details
+        self.transaction_id = outcome.transaction_id
+        if outcome.approved:
+            self.status = ChargeStatus.AUTHORIZED
+            self.authorized_at = now
+            self._emit(ChargeEventType.COMPLETED, now)
+        else:
+            self.status = ChargeStatus.FAILED
+            self.failure_code = outcome.error_code
+            self._emit(ChargeEventType.FAILED, now)
+
+    def capture(self, amount: int | None, now: datetime) -> None:
+        """authorized → captured; fee = round(captured × 0.029 + 30), net = captured − fee.
+
+        A partial capture releases the remainder; refunds are then bounded by `amount_captured`.
+        """
+        if amount is not None:
+            check_positive(amount)
+        if self.status in CAPTURED_STATUSES:
+            raise StateConflict("This charge has already been captured.", code="charge_already_captured")
+        if self.status is ChargeStatus.EXPIRED:
+            raise StateConflict("This charge has expired.", code="charge_expired")
+        if self.status is not ChargeStatus.AUTHORIZED:
+            raise StateConflict(
+                f"Only an authorized charge can be captured; this charge is {self.status.value}."
+            )
+        captured = self.amount if amount is None else amount
+        if captured > self.amount:
+            raise ParameterInvalid(
+                f"Capture amount {captured} exceeds the authorized amount {self.amount}.", param="amount"
+            )
+        self.status = ChargeStatus.CAPTURED
+        self.amount_captured = captured
+        self.fee = transaction_fee(captured)
+        self.net = net_amount(captured)
+        self.captured_at = now
+
+    def refund(self, refund_id: str, amount: int | None, reason: str | None, now: datetime) -> Refund:
+        """captured/partially_refunded → partially_refunded or refunded; never above the captured amount."""
+        if amount is not None:
+            check_positive(amount)
+        check_reason(reason)
+        if self.status is ChargeStatus.REFUNDED:
+            raise StateConflict("This charge has already been fully refunded.", code="charge_already_refunded")
+        if self.status not in REFUNDABLE_STATUSES:
+            raise StateConflict(
+                f"Only a captured charge can be refunded; this charge is {self.status.value}."
+            )
+        remaining = self.remaining_refundable
+        refund_amount = remaining if amount is None else amount
+        if refund_amount > remaining:
+            raise StateConflict(
+                f"Refund amount {refund_amount} exceeds the remaining refundable amount {remaining}.",
+                code="refund_exceeds_charge",
+                param="amount",
+            )
+        refund = Refund(
+            id=refund_id,
+            charge_id=self.id,
+            amount=refund_amount,
+            currency=self.currency,
+            reason=reason,
+            created=now.replace(microsecond=0),
+        )
+        self.refunds.append(refund)
+        self.amount_refunded += refund_amount
+        if self.remaining_refundable == 0:
+            self.status = ChargeStatus.REFUNDED
+            self.refunded_at = now
+        else:
+            self.status = ChargeStatus.PARTIALLY_REFUNDED
+        self._emit(ChargeEventType.REFUNDED, now)
+        return refund
+
+    def void(self, now: datetime) -> None:
+        """authorized → voided (manual void)."""
+        if self.status is not ChargeStatus.AUTHORIZED:
+            raise StateConflict(
+                f"Only an authorized charge can be voided; this charge is {self.status.value}."
+            )
+        self.status = ChargeStatus.VOIDED
+        self.voided_at = now
+
+    def open_dispute(self, dispute_id: str, now: datetime) -> Dispute:
+        """captured/partially_refunded → disputed; the amount at stake is captured − refunded."""
+        if self.status not in REFUNDABLE_STATUSES:
+            raise StateConflict(
+                f"Only a captured charge can be disputed; this charge is {self.status.value}."
+            )
+        self.dispute = Dispute(
+            id=dispute_id,
+            charge_id=self.id,
+            amount=self.remaining_refundable,
+            currency=self.currency,
+            status="needs_response",
+            created=now.replace(microsecond=0),
+            prior_status=self.status.value,
+        )
+        self.status = ChargeStatus.DISPUTED
+        self.disputed_at = now
+        self._emit(ChargeEventType.DISPUTED, now)
+        return self.dispute
+
+    def close_dispute(self, outcome: str) -> Dispute:
+        """won → back to the status before the dispute, fee returned; lost → stays disputed."""
+        if self.dispute is None:
+            raise StateConflict("This charge has no dispute.")
+        self.dispute = self.dispute.close(outcome)
+        if self.dispute.status == "won":
+            self.status = ChargeStatus(self.dispute.prior_status)
+        return self.dispute
+
+    def _emit(self, event_type: ChargeEventType, now: datetime) -> None:
+        self.pending_events.append(ChargeEvent(type=event_type, charge_id=self.id, occurred_at=now))
+
+
+# Spec: "GET checkout returns valid=false with an error message for" these states.
+_INVALID_STATE_MESSAGES: dict[ChargeStatus, str] = {
+    ChargeStatus.EXPIRED: "This checkout session has expired",
+    ChargeStatus.AUTHORIZED: "This payment has already been processed",
+    ChargeStatus.CAPTURED: "This payment has already been processed",
+    # Spec: not shown for partially_refunded; it was captured, so "already processed".
+    ChargeStatus.PARTIALLY_REFUNDED: "This payment has already been processed",
+    ChargeStatus.FAILED: "This payment has failed",
+    ChargeStatus.VOIDED: "This payment has been cancelled",
+    ChargeStatus.REFUNDED: "This payment has been refunded",
+    ChargeStatus.DISPUTED: "This payment is under dispute",
+}
+MALFORMED_ID_MESSAGE = "Invalid charge ID format"
+NOT_FOUND_MESSAGE = "Charge not found"
+
+
+def checkout_message(charge: Charge, now: datetime) -> str | None:
+    """Why the customer cannot pay this charge now, or None when they can."""
+    if charge.checkout_expired(now):
+        return _INVALID_STATE_MESSAGES[ChargeStatus.EXPIRED]
+    return _INVALID_STATE_MESSAGES.get(charge.status)

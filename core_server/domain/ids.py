@@ -1,0 +1,59 @@
+"""Public identifiers: prefixes, lengths, alphabets, format checks and collision retries."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+from collections.abc import Iterator
+
+ALPHANUMERIC = string.ascii_letters + string.digits
+LOWER_HEX = "0123456789abcdef"
+
+MAX_ID_ATTEMPTS = 10
+"""Spec: generation retries up to 10 times on collision."""
+
+CHARGE_ID_RE = re.compile(r"^ch_[A-Za-z0-9]{32}$")
+
+
+def new_id(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> str:
+    """A random id from a CSPRNG: guessing another merchant's ids must be hopeless."""
+    return prefix + "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+def id_candidates(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> Iterator[str]:
+    """Up to MAX_ID_ATTEMPTS fresh ids; storage tries them in turn until one inserts."""
+    for _ in range(MAX_ID_ATTEMPTS):
+        yield new_id(prefix, length, alphabet)
+
+
+def new_charge_id() -> str:
+    return new_id("ch_", 32)
+
+
+def new_refund_id() -> str:
+    return new_id("re_", 32)
+
+
+def new_dispute_id() -> str:
+    return new_id("dp_", 24)
+
+
+def new_event_id() -> str:
+    return new_id("evt_", 24)
+
+
+def new_merchant_id() -> str:
+    return new_id("acct_", 24)
+
+
+def new_api_key_id() -> str:
+    return new_id("key_", 24)
+
+
+def is_charge_id(value: str) -> bool:
+    return bool(CHARGE_ID_RE.match(value))
+
+
+class IdSpaceExhausted(RuntimeError):
+    """Ten collisions in a row: the id space or the random source is broken."""

@@ -1,0 +1,1 @@
+"""PaymentProcessor implementations: the sandbox simulator and the live port."""

@@ -1,0 +1,1 @@
+"""Credentials the core issues: merchant JWTs."""

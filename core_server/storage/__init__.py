@@ -1,0 +1,1 @@
+"""PostgreSQL adapters (psycopg 3 + psycopg-pool) implementing the application's ports."""

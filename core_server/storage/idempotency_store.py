@@ -1,0 +1,123 @@
+"""PgIdempotencyStore: claims, stored answers and takeover of abandoned claims (DESIGN §6)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from core_server.application.ports import (
+    ClaimOutcome,
+    IdempotencyCompletion,
+    IdempotencyRecord,
+    IdempotencyRequest,
+    StoredError,
+)
+from core_server.storage.errors import wraps_psycopg_errors
+
+KEY_LIFETIME = timedelta(hours=24)
+CLAIM_LEASE = timedelta(seconds=60)
+"""Longer than any request deadline: an in-progress claim older than this belongs to a dead process."""
+
+_CLAIM = """
+INSERT INTO idempotency_keys AS k (scope, key, fingerprint, state, created_at, locked_until)
+VALUES (%(scope)s, %(key)s, %(fingerprint)s, 'in_progress', %(now)s, %(locked_until)s)
+ON CONFLICT (scope, key) DO UPDATE
+   SET fingerprint = EXCLUDED.fingerprint, state = 'in_progress', response = NULL, error = NULL,
+       created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
+ WHERE k.created_at <= %(expired_before)s
+    OR (k.state = 'in_progress' AND k.locked_until < %(now)s AND k.fingerprint = EXCLUDED.fingerprint)
+RETURNING 1
+"""
+_SELECT = """
+SELECT fingerprint, state, response, error, locked_until FROM idempotency_keys
+WHERE scope = %(scope)s AND key = %(key)s AND created_at > %(expired_before)s
+"""
+_COMPLETE = """
+UPDATE idempotency_keys SET state = 'completed', response = %(response)s
+WHERE scope = %(scope)s AND key = %(key)s AND state = 'in_progress'
+"""
+_STORE_ERROR = """
+UPDATE idempotency_keys SET state = 'completed', error = %(error)s
+WHERE scope = %(scope)s AND key = %(key)s AND state = 'in_progress'
+"""
+_RELEASE = "DELETE FROM idempotency_keys WHERE scope = %(scope)s AND key = %(key)s AND state = 'in_progress'"
+_PURGE = "DELETE FROM idempotency_keys WHERE created_at <= %(expired_before)s"
+
+
+def _params(request: IdempotencyRequest, now: datetime) -> dict[str, Any]:
+    return {
+        "scope": request.scope,
+        "key": request.key,
+        "fingerprint": request.fingerprint,
+        "now": now,
+        "locked_until": now + CLAIM_LEASE,
+        "expired_before": now - KEY_LIFETIME,
+    }
+
+
+async def complete_in_transaction(conn: AsyncConnection[Any], completion: IdempotencyCompletion) -> None:
+    """Stores the answer inside the caller's transaction, so state and answer commit together."""
+    await conn.execute(
+        _COMPLETE, {"scope": completion.scope, "key": completion.key, "response": completion.response}
+    )
+
+
+class PgIdempotencyStore:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    @wraps_psycopg_errors
+    async def claim(self, request: IdempotencyRequest, now: datetime) -> IdempotencyRecord:
+        params = _params(request, now)
+        async with self._pool.connection() as conn:
+            if await (await conn.execute(_CLAIM, params)).fetchone() is not None:
+                return IdempotencyRecord(ClaimOutcome.CLAIMED)
+            row = await (await conn.execute(_SELECT, params)).fetchone()
+        return self._judge(request, row, now)
+
+    @wraps_psycopg_errors
+    async def check(self, request: IdempotencyRequest, now: datetime) -> IdempotencyRecord:
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_SELECT, _params(request, now))).fetchone()
+        if row is None:
+            return IdempotencyRecord(ClaimOutcome.CLAIMED)
+        return self._judge(request, row, now)
+
+    @staticmethod
+    def _judge(request: IdempotencyRequest, row: dict[str, Any] | None, now: datetime) -> IdempotencyRecord:
+        if row is None:
+            # Deleted between our two statements (a failed first attempt released it): treat as busy.
+            return IdempotencyRecord(ClaimOutcome.IN_PROGRESS)
+        if row["fingerprint"] != request.fingerprint:
+            return IdempotencyRecord(ClaimOutcome.MISMATCH)
+        if row["state"] == "in_progress":
+            return IdempotencyRecord(ClaimOutcome.IN_PROGRESS)
+        error = StoredError.from_json(row["error"]) if row["error"] is not None else None
+        return IdempotencyRecord(ClaimOutcome.REPLAY, response=row["response"], error=error)
+
+    @wraps_psycopg_errors
+    async def complete(self, completion: IdempotencyCompletion) -> None:
+        async with self._pool.connection() as conn:
+            await complete_in_transaction(conn, completion)
+
+    @wraps_psycopg_errors
+    async def store_error(self, request: IdempotencyRequest, error: StoredError) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                _STORE_ERROR, {"scope": request.scope, "key": request.key, "error": Jsonb(error.to_json())}
+            )
+
+    @wraps_psycopg_errors
+    async def release(self, request: IdempotencyRequest) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(_RELEASE, {"scope": request.scope, "key": request.key})
+
+    @wraps_psycopg_errors
+    async def purge_expired(self, now: datetime) -> int:
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute(_PURGE, {"expired_before": now - KEY_LIFETIME})
+            return cursor.rowcount

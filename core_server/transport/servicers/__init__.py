@@ -1,0 +1,1 @@
+"""One servicer per gRPC service of connect.v1."""

@@ -1,0 +1,108 @@
+"""The one table from domain and infrastructure errors to gRPC status codes and rich details.
+
+Domain errors travel as `google.rpc.Status` with one `ErrorInfo` (reason = the spec code,
+metadata = type and param); the gateway turns that into the HTTP envelope. Infrastructure
+failures carry no ErrorInfo: ABORTED means "busy, nothing ran"; UNAVAILABLE means "try later".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import redis.exceptions
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from core_server.actors import ActorStopped, EntityBusy, LeaseLost
+from core_server.domain.errors import DomainError, StateConflict
+from core_server.storage.errors import StaleFence, StorageUnavailable
+from core_server.transport.request_context import request_id_var
+
+logger = logging.getLogger(__name__)
+
+ERROR_DOMAIN = "connect.v1"
+DETAILS_KEY = "grpc-status-details-bin"
+REPLAYED_KEY = "idempotent-replayed"
+
+TYPE_TO_CODE: dict[str, grpc.StatusCode] = {
+    "invalid_request_error": grpc.StatusCode.INVALID_ARGUMENT,
+    "authentication_error": grpc.StatusCode.UNAUTHENTICATED,
+    "authorization_error": grpc.StatusCode.PERMISSION_DENIED,
+    "resource_not_found": grpc.StatusCode.NOT_FOUND,
+    "idempotency_error": grpc.StatusCode.ABORTED,
+    "rate_limit_error": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    "api_error": grpc.StatusCode.INTERNAL,
+    "gateway_error": grpc.StatusCode.UNAVAILABLE,
+}
+
+# Failures after which a retry may succeed; none of them leaves a half-applied change behind.
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    ActorStopped,
+    LeaseLost,
+    StaleFence,
+    StorageUnavailable,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    TimeoutError,
+)
+
+
+def domain_status(error: DomainError) -> tuple[grpc.StatusCode, bytes]:
+    code = TYPE_TO_CODE.get(error.type, grpc.StatusCode.INTERNAL)
+    if isinstance(error, StateConflict):
+        code = grpc.StatusCode.FAILED_PRECONDITION
+    metadata = {"type": error.type}
+    if error.param:
+        metadata["param"] = error.param
+    info = error_details_pb2.ErrorInfo(reason=error.code, domain=ERROR_DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=code.value[0], message=error.message, details=[detail])
+    return code, status.SerializeToString()
+
+
+R = TypeVar("R")
+Method = Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]
+
+
+def rpc(method: Method[R]) -> Method[R]:
+    """Wraps a servicer method: request id for logs, and every exception through the table above."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
+        metadata = dict(context.invocation_metadata() or ())
+        token = request_id_var.set(str(metadata.get("x-request-id", "-")))
+        try:
+            failure: tuple[grpc.StatusCode, str, bytes | None]
+            try:
+                return await method(self, request, context)
+            except DomainError as exc:
+                code, details = domain_status(exc)
+                failure = (code, exc.message, details)
+            except EntityBusy:
+                failure = (grpc.StatusCode.ABORTED, "The object is busy; nothing was changed.", None)
+            except UNAVAILABLE_ERRORS as exc:
+                logger.warning("%s unavailable: %s", method.__name__, type(exc).__name__)
+                failure = (grpc.StatusCode.UNAVAILABLE, "A dependency is unavailable; retry later.", None)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("%s failed", method.__name__)
+                failure = (grpc.StatusCode.INTERNAL, "Internal error.", None)
+            code, message, details = failure
+            trailing = ((DETAILS_KEY, details),) if details is not None else ()
+            await context.abort(code, message, trailing_metadata=trailing)
+            raise AssertionError("unreachable: abort raises")
+        finally:
+            request_id_var.reset(token)
+
+    return wrapper
+
+
+def mark_replayed(context: grpc.aio.ServicerContext) -> None:
+    context.set_trailing_metadata(((REPLAYED_KEY, "true"),))

@@ -1,0 +1,27 @@
+"""Id formats and the retry-on-collision budget."""
+
+import re
+
+from core_server.domain.ids import MAX_ID_ATTEMPTS, id_candidates, is_charge_id, new_charge_id, new_event_id
+
+
+def test_charge_ids_are_ch_plus_32_alphanumerics() -> None:
+    for _ in range(200):
+        assert re.fullmatch(r"ch_[A-Za-z0-9]{32}", new_charge_id())
+
+
+def test_event_ids_are_evt_plus_24() -> None:
+    assert re.fullmatch(r"evt_[A-Za-z0-9]{24}", new_event_id())
+
+
+def test_candidates_stop_after_ten_attempts() -> None:
+    ids = list(id_candidates("ch_", 32))
+    assert len(ids) == MAX_ID_ATTEMPTS == 10
+    assert len(set(ids)) == 10
+
+
+def test_charge_id_format_check() -> None:
+    assert is_charge_id("ch_" + "A1" * 16)
+    assert not is_charge_id("ch_short")
+    assert not is_charge_id("ch_" + "a" * 31 + "!")
+    assert not is_charge_id("../../etc/passwd")

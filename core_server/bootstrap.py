@@ -84,7 +84,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         fingerprint_key=derive_key(settings.data_encryption_key, "card-fingerprint"),
     )
     charge_actors = ActorRegistry(
-        lambda charge_id: ChargeActor(charge_id, leases("charge", charge_id), deps),
+        lambda charge_id: ChargeActor(
+            charge_id, leases("charge", charge_id), deps, acquire_wait=settings.lease_wait_seconds
+        ),
         idle_timeout=settings.actor_idle_seconds,
         name="charge",
     )

@@ -47,8 +47,10 @@ class ChargeActorDeps:
 
 
 class ChargeActor(EntityActor):
-    def __init__(self, charge_id: str, lease: EntityLease | None, deps: ChargeActorDeps) -> None:
-        super().__init__(charge_id, lease)
+    def __init__(
+        self, charge_id: str, lease: EntityLease | None, deps: ChargeActorDeps, *, acquire_wait: float = 5.0
+    ) -> None:
+        super().__init__(charge_id, lease, acquire_wait=acquire_wait)
         self._deps = deps
         self._charge: Charge | None = None
         self._fence = 0

@@ -1,0 +1,159 @@
+"""RedisLease: an entity lease on one Redis key (SET NX PX + Lua compare-and-pexpire / compare-and-delete)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# KEYS[1] lease key, ARGV[1] token, ARGV[2] ttl in ms. Same shape as redis-py's LUA_EXTEND_SCRIPT,
+# but it resets the TTL instead of adding to it, so a renewal never stretches a lease beyond one TTL.
+RENEW_SCRIPT = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+    return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+# KEYS[1] lease key, ARGV[1] token. redis-py's LUA_RELEASE_SCRIPT: atomic, unlike GET-then-DEL, so we
+# can never delete a lease that expired and was taken by someone else between the two calls.
+RELEASE_SCRIPT = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+    return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+_BACKOFF_MIN_S = 0.005
+_BACKOFF_MAX_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseScripts:
+    """The Lua scripts registered on one client; build once per client and share between leases."""
+
+    renew: AsyncScript
+    release: AsyncScript
+
+    @classmethod
+    def register(cls, redis: aioredis.Redis) -> LeaseScripts:
+        # register_script only hashes the text; EVALSHA loads it on first use (NOSCRIPT fallback).
+        return cls(renew=redis.register_script(RENEW_SCRIPT), release=redis.register_script(RELEASE_SCRIPT))
+
+
+class RedisLease:
+    """One activation's lease on `key`; satisfies `core_server.actors.EntityLease`.
+
+    The token is `{owner}:{uuid4 hex}`, fixed for this object, so `release` after a cancelled `acquire`
+    is still safe (compare-and-delete). Use a fresh object per activation. Redis errors propagate; a call
+    that exceeds `call_timeout` raises `redis.exceptions.TimeoutError`.
+    """
+
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        key: str,
+        *,
+        ttl_ms: int,
+        owner: str,
+        call_timeout: float = 1.0,
+        scripts: LeaseScripts | None = None,
+    ) -> None:
+        if ttl_ms <= 0:
+            raise ValueError("ttl_ms must be positive")
+        self.key = key
+        self.ttl_ms = ttl_ms
+        self.owner = owner
+        self.token = f"{owner}:{uuid.uuid4().hex}"
+        self._redis = redis
+        self._call_timeout = call_timeout
+        self._scripts = scripts if scripts is not None else LeaseScripts.register(redis)
+
+    async def acquire(self, wait_s: float) -> bool:
+        """SET NX PX, polled with jittered backoff (5–50 ms) until `wait_s` has passed; at least one try."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(wait_s, 0.0)
+        attempt = 0
+        while True:
+            # await: another process may take or release the key at any moment; SET NX decides atomically.
+            taken = await self._bounded(self._redis.set(self.key, self.token, nx=True, px=self.ttl_ms))
+            if taken:
+                return True
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            cap = min(_BACKOFF_MAX_S, _BACKOFF_MIN_S * (2**attempt))
+            attempt += 1
+            # await: back off; the holder may release or its TTL may run out meanwhile.
+            await asyncio.sleep(min(remaining, random.uniform(_BACKOFF_MIN_S, cap)))
+
+    async def renew(self) -> bool:
+        """Reset the TTL if the key still holds our token; False if it expired or changed hands."""
+        # await: one atomic script; nothing can slip between its GET and PEXPIRE.
+        result = await self._bounded(
+            self._scripts.renew(keys=[self.key], args=[self.token, self.ttl_ms], client=self._redis)
+        )
+        return bool(result)
+
+    async def release(self) -> None:
+        """Delete the key if it still holds our token; someone else's lease is left alone."""
+        # await: one atomic script; nothing can slip between its GET and DEL.
+        deleted = await self._bounded(
+            self._scripts.release(keys=[self.key], args=[self.token], client=self._redis)
+        )
+        if not deleted:
+            logger.debug("lease %s: release found no lease of ours (expired or taken over)", self.key)
+
+    async def _bounded(self, call: Awaitable[T]) -> T:
+        try:
+            async with asyncio.timeout(self._call_timeout):
+                return await call
+        except TimeoutError as exc:
+            # Surface as a Redis error so callers map every Redis failure the same way (UNAVAILABLE).
+            raise RedisTimeoutError(f"redis call on {self.key} exceeded {self._call_timeout}s") from exc
+
+
+class RedisLeaseFactory:
+    """Builds `RedisLease`s on `{namespace}:lease:{kind}:{entity_id}`; satisfies `LeaseFactory`."""
+
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        *,
+        namespace: str,
+        ttl_ms: int,
+        owner: str,
+        call_timeout: float = 1.0,
+    ) -> None:
+        self._redis = redis
+        self._namespace = namespace
+        self._ttl_ms = ttl_ms
+        self._owner = owner
+        self._call_timeout = call_timeout
+        self._scripts = LeaseScripts.register(redis)
+
+    def key_for(self, kind: str, entity_id: str) -> str:
+        return f"{self._namespace}:lease:{kind}:{entity_id}"
+
+    def __call__(self, kind: str, entity_id: str) -> RedisLease:
+        return RedisLease(
+            self._redis,
+            self.key_for(kind, entity_id),
+            ttl_ms=self._ttl_ms,
+            owner=self._owner,
+            call_timeout=self._call_timeout,
+            scripts=self._scripts,
+        )
+

@@ -171,7 +171,8 @@ class EntityActor(abc.ABC):
                 acquired = await self.lease.acquire(self._acquire_wait)
             except Exception as exc:
                 logger.warning("actor %s: lease acquire failed: %r", self.entity_id, exc)
-                self._close_intake(lambda: exc)
+                acquire_error: Exception = exc  # `exc` is unbound after the except block
+                self._close_intake(lambda: acquire_error)
                 return False
             if not acquired:
                 self._release_due = False
@@ -189,7 +190,8 @@ class EntityActor(abc.ABC):
             await self.on_activate()
         except Exception as exc:
             logger.warning("actor %s: on_activate failed: %r", self.entity_id, exc)
-            self._close_intake(lambda: exc)
+            activate_error: Exception = exc  # `exc` is unbound after the except block
+            self._close_intake(lambda: activate_error)
             return False
         logger.debug("actor %s: activated", self.entity_id)
         return True
@@ -218,10 +220,6 @@ class EntityActor(abc.ABC):
         try:
             # await: the turn; other asks queue behind it, the renew task may close intake meanwhile.
             result = await self.receive(envelope.message)
-        except asyncio.CancelledError:
-            if not reply.done():
-                reply.set_exception(ActorStopped(self.entity_id, "cancelled during its turn; outcome unknown"))
-            raise
         except Exception as exc:
             if not reply.done():
                 reply.set_exception(exc)
@@ -231,6 +229,14 @@ class EntityActor(abc.ABC):
                 self._close_intake(lambda: ActorStopped(self.entity_id, f"actor stopped after {name}"))
                 return False
             return True
+        except BaseException:
+            # Cancelled by a hard stop (stop_all grace ran out) or a process-level exit: the turn may
+            # have done part of its work, so its caller must not be told that nothing ran.
+            if not reply.done():
+                reply.set_exception(
+                    ActorStopped(self.entity_id, "cancelled during its turn; outcome unknown")
+                )
+            raise
         if not reply.done():
             reply.set_result(result)
         return True

@@ -1,9 +1,4 @@
-"""ActorRegistry: finds or activates one entity's actor per process, routes asks to it, and stops them all.
-
-At most one actor per entity id lives in a registry at any time: an actor stays registered until its
-consumer task has ended (lease released), and an ask that finds it closing waits for that end before
-activating a fresh one. So no ask is lost and no two actors in one process ever serve one entity.
-"""
+"""ActorRegistry: finds or activates an entity's actor in this process, routes asks to it, stops them all."""
 
 from __future__ import annotations
 
@@ -20,7 +15,12 @@ logger = logging.getLogger(__name__)
 
 
 class ActorRegistry:
-    """Process-local directory of live actors of one kind (e.g. name="charge")."""
+    """Process-local directory of live actors of one kind (e.g. name="charge").
+
+    At most one actor per entity id lives here at any time: an actor stays registered until its consumer
+    task has ended (lease released), and an ask that finds it closing waits for that end before
+    activating a fresh one. So no ask is lost and no two actors in one process serve one entity.
+    """
 
     def __init__(
         self,
@@ -45,7 +45,7 @@ class ActorRegistry:
         """Actors in memory, including ones activating or deactivating (not yet released)."""
         return len(self._actors)
 
-    async def ask(self, entity_id: str, message: Any, timeout: float) -> Any:
+    async def ask(self, entity_id: str, message: Any, timeout: float) -> Any:  # noqa: ASYNC109 - per-ask deadline
         """Deliver `message` to the entity's actor and return its reply, or raise its exception.
 
         `timeout` bounds everything: waiting for a closing actor, lease acquisition, queueing and the turn.
@@ -106,8 +106,9 @@ class ActorRegistry:
         # _closed.
         _, pending = await asyncio.wait(tasks, timeout=grace)
         if pending:
-            logger.warning("registry %s: %d actor(s) still busy after %.1fs, cancelling", self._name,
-                           len(pending), grace)
+            logger.warning(
+                "registry %s: %d actor(s) still busy after %.1fs, cancelling", self._name, len(pending), grace
+            )
             for task in pending:
                 task.cancel()
             # await: cancelled turns unwind; their cleanup still releases the leases.

@@ -156,4 +156,3 @@ class RedisLeaseFactory:
             call_timeout=self._call_timeout,
             scripts=self._scripts,
         )
-

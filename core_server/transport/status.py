@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -77,10 +78,13 @@ def rpc(method: Method[R]) -> Method[R]:
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         metadata = dict(context.invocation_metadata() or ())
         token = request_id_var.set(str(metadata.get("x-request-id", "-")))
+        started = time.perf_counter()
         try:
             failure: tuple[grpc.StatusCode, str, bytes | None]
             try:
-                return await method(self, request, context)
+                response = await method(self, request, context)
+                logger.info("rpc %s OK %.1fms", method.__name__, (time.perf_counter() - started) * 1000)
+                return response
             except DomainError as exc:
                 code, details = domain_status(exc)
                 failure = (code, exc.message, details)
@@ -95,6 +99,7 @@ def rpc(method: Method[R]) -> Method[R]:
                 logger.exception("%s failed", method.__name__)
                 failure = (grpc.StatusCode.INTERNAL, "Internal error.", None)
             code, message, details = failure
+            logger.info("rpc %s %s %.1fms", method.__name__, code.name, (time.perf_counter() - started) * 1000)
             trailing = ((DETAILS_KEY, details),) if details is not None else ()
             await context.abort(code, message, trailing_metadata=trailing)
             raise AssertionError("unreachable: abort raises")

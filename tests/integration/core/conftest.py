@@ -1,0 +1,78 @@
+"""Core integration fixtures: a migrated pool on the session's real database, a real Redis, core wiring."""
+
+from __future__ import annotations
+
+import base64
+import os
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+import redis.asyncio as aioredis
+from psycopg_pool import AsyncConnectionPool
+
+from core_server.application.clocks import SettableClock
+from core_server.bootstrap import Core, build_core
+from core_server.config import Settings
+from core_server.storage.migrate import apply_migrations
+from core_server.storage.pool import open_pool
+
+pytestmark = pytest.mark.integration
+
+TABLES = "events, refunds, disputes, charges, api_keys, merchants, idempotency_keys"
+
+
+@pytest.fixture
+async def pg_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    pool = await open_pool(database_url, min_size=1, max_size=10)
+    await apply_migrations(pool)
+    try:
+        yield pool
+    finally:
+        async with pool.connection() as conn:
+            await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
+        await pool.close()
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(redis_url, socket_timeout=2.0)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+def clock() -> SettableClock:
+    return SettableClock(datetime(2026, 11, 22, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def core_settings(database_url: str, redis_url: str) -> Settings:
+    return Settings.from_env(
+        {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "REDIS_NAMESPACE": f"itest{uuid.uuid4().hex[:8]}",
+            "JWT_SIGNING_KEY": "integration-test-signing-key-0123456789",
+            "DATA_ENCRYPTION_KEY": base64.b64encode(os.urandom(32)).decode(),
+            "CHECKOUT_BASE_URL": "http://checkout.test",
+            "LEASE_TTL_MS": "2000",
+            "LEASE_WAIT_SECONDS": "5",
+        }
+    )
+
+
+async def make_core(settings: Settings, clock: SettableClock) -> Core:
+    return await build_core(settings, clock)
+
+
+@pytest.fixture
+async def core(core_settings: Settings, clock: SettableClock, pg_pool: AsyncConnectionPool) -> AsyncIterator[Core]:
+    built = await make_core(core_settings, clock)
+    try:
+        yield built
+    finally:
+        await built.close()

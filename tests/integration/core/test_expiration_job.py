@@ -1,0 +1,53 @@
+"""The expiration sweep under an injected clock: 24 h pending → expired, 7 days authorized → voided."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from core_server.application.clocks import SettableClock
+from core_server.bootstrap import Core
+from core_server.domain.charge import ChargeStatus
+from tests.integration.core.factories import authorized_charge, new_charge, new_owner
+
+pytestmark = pytest.mark.integration
+
+
+async def test_sweep_expires_pending_and_voids_stale_authorizations(core: Core, clock: SettableClock) -> None:
+    owner = await new_owner(core)
+    pending = await new_charge(core, owner)
+    held = await authorized_charge(core, owner)
+
+    clock.advance(timedelta(hours=23, minutes=59))
+    assert await core.expiration.run_once() == 0
+
+    clock.advance(timedelta(minutes=1))
+    assert await core.expiration.run_once() == 1
+    assert (await core.charges.get(owner, pending.id)).status is ChargeStatus.EXPIRED
+    assert (await core.charges.get(owner, held.id)).status is ChargeStatus.AUTHORIZED
+
+    clock.advance(timedelta(days=6))
+    assert await core.expiration.run_once() == 1
+    assert (await core.charges.get(owner, held.id)).status is ChargeStatus.VOIDED
+    assert await core.expiration.run_once() == 0
+
+
+async def test_two_cores_sweeping_at_once_change_each_charge_once(
+    core: Core, core_settings: object, clock: SettableClock
+) -> None:
+    from core_server.bootstrap import build_core
+
+    second = await build_core(core_settings, clock)  # type: ignore[arg-type]
+    try:
+        owner = await new_owner(core)
+        ids = [(await new_charge(core, owner)).id for _ in range(5)]
+        clock.advance(timedelta(hours=25))
+        import asyncio
+
+        changed = await asyncio.gather(core.expiration.run_once(), second.expiration.run_once())
+        assert sum(changed) == 5
+        for charge_id in ids:
+            assert (await core.charges.get(owner, charge_id)).status is ChargeStatus.EXPIRED
+    finally:
+        await second.close()

@@ -1,0 +1,94 @@
+"""Idempotency against real PostgreSQL: replay, mismatch, concurrency, crash takeover, 24 h expiry."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from core_server.application.clocks import SettableClock
+from core_server.application.idempotency import Replay
+from core_server.application.ports import ClaimOutcome, IdempotencyRequest
+from core_server.bootstrap import Core
+from core_server.domain.charge import Charge
+from core_server.domain.errors import IdempotencyConflict, StateConflict
+from core_server.storage.idempotency_store import PgIdempotencyStore
+from tests.integration.core.factories import authorized_charge, new_owner
+
+pytestmark = pytest.mark.integration
+
+
+def render(charge: Charge) -> bytes:
+    return f"{charge.id}:{charge.status.value}:{charge.amount_captured}".encode()
+
+
+async def test_retried_capture_replays_the_first_answer(core: Core) -> None:
+    owner = await new_owner(core)
+    charge = await authorized_charge(core, owner)
+    request = IdempotencyRequest(f"{owner.merchant_id}:test", "cap-1", "fp-a")
+    first = await core.charges.capture(owner, charge.id, 1000, request, render)
+    again = await core.charges.capture(owner, charge.id, 1000, request, render)
+    assert isinstance(first, Charge) and isinstance(again, Replay)
+    assert again.response == render(first)
+
+
+async def test_same_key_other_body_is_a_conflict(core: Core) -> None:
+    owner = await new_owner(core)
+    charge = await authorized_charge(core, owner)
+    await core.charges.capture(owner, charge.id, 1000, IdempotencyRequest("s", "k", "fp-a"), render)
+    with pytest.raises(IdempotencyConflict):
+        await core.charges.capture(owner, charge.id, 999, IdempotencyRequest("s", "k", "fp-b"), render)
+
+
+async def test_state_errors_are_stored_and_replayed(core: Core) -> None:
+    owner = await new_owner(core)
+    charge = await authorized_charge(core, owner)
+    await core.charges.capture(owner, charge.id, None, None, render)
+    request = IdempotencyRequest("s", "again", "fp")
+    for _ in range(2):
+        with pytest.raises(Exception) as info:
+            await core.charges.capture(owner, charge.id, None, request, render)
+        assert getattr(info.value, "code", None) == "charge_already_captured"
+
+
+async def test_validation_errors_store_nothing(core: Core) -> None:
+    owner = await new_owner(core)
+    charge = await authorized_charge(core, owner)
+    request = IdempotencyRequest("s", "bad-then-good", "fp")
+    with pytest.raises(Exception):
+        await core.charges.capture(owner, charge.id, -5, request, render)
+    assert isinstance(await core.charges.capture(owner, charge.id, None, request, render), Charge)
+
+
+async def test_concurrent_duplicates_run_once(core: Core) -> None:
+    owner = await new_owner(core)
+    charge = await authorized_charge(core, owner)
+    request = IdempotencyRequest("s", "dup", "fp")
+
+    async def attempt() -> str:
+        try:
+            result = await core.charges.refund(owner, charge.id, 100, None, request, lambda r: b"x")
+        except IdempotencyConflict:
+            return "conflict"
+        except StateConflict:
+            return "state"
+        return "replay" if isinstance(result, Replay) else "ran"
+
+    await core.charges.capture(owner, charge.id, None, None, render)
+    outcomes = await asyncio.gather(*(attempt() for _ in range(10)))
+    assert outcomes.count("ran") == 1
+    final = await core.charges.get(owner, charge.id)
+    assert final.amount_refunded == 100
+
+
+async def test_abandoned_claim_is_taken_over_and_keys_expire(core: Core, clock: SettableClock) -> None:
+    store = PgIdempotencyStore(core.pool)
+    request = IdempotencyRequest("s", "crash", "fp")
+    assert (await store.claim(request, clock.now())).outcome is ClaimOutcome.CLAIMED
+    assert (await store.claim(request, clock.now())).outcome is ClaimOutcome.IN_PROGRESS
+    later = clock.now() + timedelta(seconds=61)
+    assert (await store.claim(request, later)).outcome is ClaimOutcome.CLAIMED
+    other = IdempotencyRequest("s", "crash", "other-body")
+    assert (await store.claim(other, later)).outcome is ClaimOutcome.MISMATCH
+    assert (await store.claim(other, later + timedelta(hours=24))).outcome is ClaimOutcome.CLAIMED

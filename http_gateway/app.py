@@ -1,0 +1,93 @@
+"""create_app(settings): the Sanic application factory (no module-level app)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from sanic import Request, Sanic
+from sanic.response import BaseHTTPResponse
+
+from http_gateway.config import Settings
+from http_gateway.errors import register_error_handlers
+from http_gateway.grpc_clients import CoreClients, open_core_clients
+from http_gateway.logging_setup import configure_logging, new_request_id, request_id_var
+from http_gateway.rate_limit import RateLimiter, connect_redis
+from http_gateway.routes import mount_routes
+from http_gateway.versions import HEADER as VERSION_HEADER
+
+logger = logging.getLogger("http_gateway.access")
+
+
+def create_app(
+    settings: Settings,
+    *,
+    core: CoreClients | None = None,
+    redis: Any | None = None,
+    name: str = "http_gateway",
+) -> Sanic:
+    """Build the app; `core` and `redis` replace the real connections in tests (they are then not closed)."""
+    app = Sanic(name, configure_logging=False)
+    app.config.update(settings.as_sanic_config())
+    app.ctx.settings = settings
+    register_error_handlers(app)
+    _register_middleware(app)
+    mount_routes(app)
+
+    async def open_connections(app: Sanic) -> None:
+        # Inside the worker's event loop: grpc.aio channels and redis clients are bound to it.
+        app.ctx.core = core if core is not None else open_core_clients(settings)
+        app.ctx.redis = redis if redis is not None else connect_redis(settings.redis_url)
+        app.ctx.rate_limiter = RateLimiter(app.ctx.redis, settings.redis_namespace)
+
+    async def close_connections(app: Sanic) -> None:
+        if core is None:
+            await app.ctx.core.close()
+        if redis is None:
+            await app.ctx.redis.aclose()
+
+    app.before_server_start(open_connections)
+    app.after_server_stop(close_connections)
+    return app
+
+
+def create_worker_app(settings: Settings) -> Sanic:
+    """Factory for each worker process of a multi-worker server: logging is configured per process."""
+    configure_logging()
+    return create_app(settings)
+
+
+def _register_middleware(app: Sanic) -> None:
+    async def start_request(request: Request) -> None:
+        request_id = new_request_id()
+        request.ctx.request_id = request_id
+        request.ctx.started = time.monotonic()
+        request_id_var.set(request_id)
+
+    async def finish_response(request: Request, response: BaseHTTPResponse) -> None:
+        """Headers every response carries, errors included: Request-Id, X-RateLimit-*, Service-Version."""
+        request_id = getattr(request.ctx, "request_id", None)
+        if request_id is None:  # the request failed before middleware ran (e.g. unreadable headers)
+            request_id = request.ctx.request_id = new_request_id()
+        response.headers["Request-Id"] = request_id
+        decision = getattr(request.ctx, "rate_limit", None)
+        if decision is not None:
+            for key, value in decision.headers().items():
+                response.headers[key] = value
+        version = getattr(request.ctx, "service_version", None)
+        if version is not None:
+            response.headers[VERSION_HEADER] = version
+        started = getattr(request.ctx, "started", None)
+        logger.info(
+            "request",
+            extra={
+                "method": request.method,
+                "path": request.path,  # never the query string or headers: they may hold credentials
+                "status": response.status,
+                "duration_ms": round((time.monotonic() - started) * 1000, 1) if started else None,
+            },
+        )
+
+    app.register_middleware(start_request, "request")
+    app.register_middleware(finish_response, "response")

@@ -1,0 +1,243 @@
+"""The one place errors become HTTP: ApiError, gRPC status -> envelope, and Sanic's own exceptions.
+
+Tree of what reaches a client:
+    ApiError                      raised by gateway code (auth, validation, rate limit) or built here
+    grpc.aio.AioRpcError          from the core; with an ErrorInfo detail it carries the spec's
+                                  type/code/param; without one it goes through FALLBACK below
+    sanic NotFound / MethodNotAllowed / PayloadTooLarge / other SanicException
+    Exception                     anything else: 500 api_error, logged with the request id, no trace
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from sanic import Request, Sanic
+from sanic.exceptions import MethodNotAllowed, NotFound, PayloadTooLarge, SanicException
+from sanic.response import HTTPResponse, json
+
+logger = logging.getLogger(__name__)
+
+# Spec "Errors" table: the HTTP status of each error type.
+SPEC_TYPE_TO_HTTP: Mapping[str, int] = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "authorization_error": 403,
+    "resource_not_found": 404,
+    "idempotency_error": 409,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "gateway_error": 502,
+}
+
+# Used only when an ErrorInfo arrives without a known `type` (a core slip): the canonical google.rpc meaning.
+GRPC_CODE_TO_TYPE: Mapping[grpc.StatusCode, str] = {
+    grpc.StatusCode.INVALID_ARGUMENT: "invalid_request_error",
+    grpc.StatusCode.FAILED_PRECONDITION: "invalid_request_error",
+    grpc.StatusCode.OUT_OF_RANGE: "invalid_request_error",
+    grpc.StatusCode.ALREADY_EXISTS: "invalid_request_error",
+    grpc.StatusCode.UNAUTHENTICATED: "authentication_error",
+    grpc.StatusCode.PERMISSION_DENIED: "authorization_error",
+    grpc.StatusCode.NOT_FOUND: "resource_not_found",
+    grpc.StatusCode.ABORTED: "idempotency_error",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "rate_limit_error",
+}
+
+DETAILS_KEY = "grpc-status-details-bin"
+
+
+class Retry(Enum):
+    """When a failed core call without ErrorInfo may be sent again."""
+
+    NEVER = "never"
+    ALWAYS = "always"  # the core guarantees nothing ran (ABORTED: entity busy)
+    READS = "reads"  # a mutation may have committed before the connection dropped
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """How a gRPC status without ErrorInfo is answered after the retry policy is spent."""
+
+    http_status: int
+    code: str
+    message: str
+    retry: Retry
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+FALLBACK: Mapping[grpc.StatusCode, Fallback] = {
+    grpc.StatusCode.ABORTED: Fallback(
+        503, "service_busy", "The resource is busy; retry the request.", Retry.ALWAYS, {"Retry-After": "1"}
+    ),
+    grpc.StatusCode.UNAVAILABLE: Fallback(
+        503,
+        "service_unavailable",
+        "The service is temporarily unavailable.",
+        Retry.READS,
+        {"Retry-After": "1"},
+    ),
+    grpc.StatusCode.DEADLINE_EXCEEDED: Fallback(
+        503, "timeout", "The request took too long; retry it with the same Idempotency-Key.", Retry.NEVER
+    ),
+}
+DEFAULT_FALLBACK = Fallback(500, "internal_error", "An internal error occurred.", Retry.NEVER)
+
+
+class ApiError(Exception):
+    """An error answered with the spec envelope; `http_status` defaults from the type table."""
+
+    def __init__(
+        self,
+        type: str,
+        code: str,
+        message: str,
+        param: str | None = None,
+        *,
+        http_status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.type = type
+        self.code = code
+        self.message = message
+        self.param = param
+        self.http_status = http_status or SPEC_TYPE_TO_HTTP.get(type, 500)
+        self.headers = dict(headers or {})
+        if type == "rate_limit_error":
+            self.headers.setdefault("Retry-After", "1")
+
+    @classmethod
+    def invalid(cls, param: str | None, message: str) -> ApiError:
+        return cls("invalid_request_error", "parameter_invalid", message, param)
+
+    @classmethod
+    def missing(cls, param: str) -> ApiError:
+        message = f"Missing required parameter: {param}."
+        return cls("invalid_request_error", "parameter_missing", message, param)
+
+    def envelope(self, public_base_url: str) -> dict[str, Any]:
+        return {
+            "error": {
+                "type": self.type,
+                "code": self.code,
+                "message": self.message,
+                "param": self.param,
+                "doc_url": f"{public_base_url}/docs/errors#{self.code}",
+            }
+        }
+
+
+def rich_status(err: grpc.aio.AioRpcError) -> status_pb2.Status | None:
+    """The google.rpc.Status from the trailers; read directly rather than via grpc_status.from_call,
+    which raises when code/message differ slightly and would turn a usable error into a 500."""
+    for key, value in err.trailing_metadata() or ():
+        if key == DETAILS_KEY and isinstance(value, bytes):
+            try:
+                return status_pb2.Status.FromString(value)
+            except Exception:  # a corrupt trailer must not hide the status code
+                logger.warning("undecodable %s trailer", DETAILS_KEY)
+                return None
+    return None
+
+
+def error_info(err: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    status = rich_status(err)
+    if status is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
+
+
+def should_retry(err: grpc.aio.AioRpcError, *, is_read: bool) -> bool:
+    """Only statuses without ErrorInfo are retried: an ErrorInfo is a decided answer, not a hiccup."""
+    if error_info(err) is not None:
+        return False
+    fallback = FALLBACK.get(err.code(), DEFAULT_FALLBACK)
+    return fallback.retry is Retry.ALWAYS or (fallback.retry is Retry.READS and is_read)
+
+
+def api_error_from_rpc(err: grpc.aio.AioRpcError) -> ApiError:
+    """Translate a core error; the core's ErrorInfo decides type/code/param, the type decides the status."""
+    info = error_info(err)
+    if info is not None:
+        type_ = info.metadata.get("type") or ""
+        if type_ not in SPEC_TYPE_TO_HTTP:
+            type_ = GRPC_CODE_TO_TYPE.get(err.code(), "api_error")
+        status = rich_status(err)
+        message = (status.message if status is not None and status.message else None) or err.details() or ""
+        return ApiError(type_, info.reason.lower(), message, info.metadata.get("param") or None)
+    fallback = FALLBACK.get(err.code(), DEFAULT_FALLBACK)
+    logger.error(
+        "core call failed without error details",
+        extra={"grpc_code": err.code().name, "grpc_details": err.details()},
+    )
+    return ApiError(
+        "api_error",
+        fallback.code,
+        fallback.message,
+        http_status=fallback.http_status,
+        headers=fallback.headers,
+    )
+
+
+def error_response(request: Request, err: ApiError) -> HTTPResponse:
+    settings = request.app.ctx.settings
+    return json(err.envelope(settings.public_base_url), status=err.http_status, headers=err.headers)
+
+
+def register_error_handlers(app: Sanic) -> None:
+    """Every error the app can raise answers with the spec envelope."""
+
+    @app.exception(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> HTTPResponse:
+        return error_response(request, exc)
+
+    @app.exception(grpc.aio.AioRpcError)
+    async def _rpc_error(request: Request, exc: grpc.aio.AioRpcError) -> HTTPResponse:
+        return error_response(request, api_error_from_rpc(exc))
+
+    @app.exception(NotFound)
+    async def _not_found(request: Request, exc: NotFound) -> HTTPResponse:
+        message = f"Unrecognized request URL ({request.method}: {request.path})."
+        return error_response(request, ApiError("resource_not_found", "resource_missing", message))
+
+    @app.exception(MethodNotAllowed)
+    async def _method(request: Request, exc: MethodNotAllowed) -> HTTPResponse:
+        message = f"Method {request.method} is not allowed on {request.path}."
+        allow = ", ".join(sorted(getattr(exc, "allowed_methods", None) or ()))
+        err = ApiError("invalid_request_error", "method_not_allowed", message, http_status=405)
+        if allow:
+            err.headers["Allow"] = allow
+        return error_response(request, err)
+
+    @app.exception(PayloadTooLarge)
+    async def _too_large(request: Request, exc: PayloadTooLarge) -> HTTPResponse:
+        message = "The request body is too large."
+        err = ApiError("invalid_request_error", "request_too_large", message, http_status=413)
+        return error_response(request, err)
+
+    @app.exception(SanicException)
+    async def _sanic(request: Request, exc: SanicException) -> HTTPResponse:
+        status = int(getattr(exc, "status_code", 500) or 500)
+        if status < 500:
+            message = "The request could not be read."
+            err = ApiError("invalid_request_error", "request_invalid", message, http_status=status)
+        else:
+            logger.error("server error", exc_info=exc)
+            err = ApiError("api_error", "internal_error", DEFAULT_FALLBACK.message, http_status=status)
+        return error_response(request, err)
+
+    @app.exception(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> HTTPResponse:
+        logger.error("unhandled error", exc_info=exc)
+        return error_response(request, ApiError("api_error", "internal_error", DEFAULT_FALLBACK.message))

@@ -1,0 +1,47 @@
+"""Idempotency-Key syntax and the request fingerprint the core compares on reuse."""
+
+from __future__ import annotations
+
+import hashlib
+
+from connect.v1 import common_pb2
+from sanic import Request
+
+from http_gateway.errors import ApiError
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 100  # spec Limits
+# Longest first: the same operation under any address style must give the same fingerprint.
+_ADDRESS_PREFIXES = ("/api/v1/connect", "/api/v1", "/connect/v1", "/v1")
+
+
+def canonical_path(path: str) -> str:
+    """`/api/v1/connect/charges/ch_x/capture` -> `/charges/ch_x/capture` (aliases are one operation)."""
+    for prefix in _ADDRESS_PREFIXES:
+        if path.startswith(prefix + "/"):
+            path = path[len(prefix) :]
+            break
+    return path.rstrip("/") or "/"
+
+
+def fingerprint(path: str, body: bytes) -> str:
+    """sha256 of canonical path + newline + raw body: a reused key with another request is refused."""
+    return hashlib.sha256(canonical_path(path).encode() + b"\n" + body).hexdigest()
+
+
+def idempotency_key(request: Request) -> str | None:
+    """The header value, or None when absent or blank; over 100 characters is a 400 (DESIGN §5a)."""
+    value = request.headers.get(HEADER)
+    if value is None or not value.strip():
+        return None
+    if len(value) > MAX_KEY_LENGTH:
+        raise ApiError.invalid(HEADER, f"{HEADER} must be at most {MAX_KEY_LENGTH} characters.")
+    return value
+
+
+def idempotency_for(request: Request) -> common_pb2.Idempotency:
+    """The Idempotency message for the request (empty key when the client sent none)."""
+    key = idempotency_key(request)
+    if key is None:
+        return common_pb2.Idempotency()
+    return common_pb2.Idempotency(key=key, fingerprint=fingerprint(request.path, request.body or b""))

@@ -1,0 +1,58 @@
+"""JSON-lines logging with the current request id taken from a ContextVar."""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import string
+import sys
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+_ALPHABET = string.ascii_letters + string.digits
+
+# Set by the request middleware; every log line emitted while handling that request carries it.
+request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
+
+
+def new_request_id() -> str:
+    """`req_` + 24 alphanumerics: unguessable, so ids in logs cannot be used to probe other requests."""
+    return "req_" + "".join(secrets.choice(_ALPHABET) for _ in range(24))
+
+
+# Attributes every LogRecord has; anything else was passed with `extra=` and is copied into the line.
+_STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line, so log shippers need no parsing rules."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": request_id_var.get(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD_ATTRS and not key.startswith("_"):
+                line[key] = value
+        if record.exc_info:
+            line["exc_info"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Route every logger (Sanic's included) through one JSON handler on stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for name in ("sanic.root", "sanic.error", "sanic.access", "sanic.server", "sanic.websockets"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = []
+        logger.propagate = True

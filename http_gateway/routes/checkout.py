@@ -1,0 +1,91 @@
+"""Public hosted-checkout JSON routes: page data, completion, cancel (no credentials)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connect.v1 import checkout_pb2, checkout_service_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse
+
+from http_gateway.admission import admit_public, check_idempotency, core_of, respond, rpc
+from http_gateway.serializers import checkout_page_json, checkout_result_json
+from http_gateway.validation import Field, validate_body, validate_fields
+
+COMPLETE_FIELDS = (
+    Field("paymentMethod", "str", aliases=("payment_method",)),
+    Field("paymentMethodDetails", "object", aliases=("payment_method_details",)),
+)
+DETAILS_FIELDS = (
+    Field("card_number", "str", aliases=("cardNumber", "number")),
+    Field("exp_month", "int32", aliases=("expMonth",)),
+    Field("exp_year", "int32", aliases=("expYear",)),
+    Field("cvc", "str"),
+    Field("email", "str"),  # PayPal (DESIGN §5a)
+)
+_CARD_KEYS = ("card_number", "exp_month", "exp_year", "cvc")
+
+
+def checkout_scope(charge_id: str) -> str:
+    """Idempotency scope of the public checkout: one per charge, since there is no merchant credential."""
+    return f"checkout:{charge_id}"
+
+
+def prefers_html(request: Request) -> bool:
+    """True for a browser (Accept ranks text/html above JSON); `*/*` alone means JSON."""
+    return str(request.accept.match("application/json", "text/html")) == "text/html"
+
+
+def render_checkout_page_html(request: Request, page: checkout_pb2.CheckoutPage) -> HTTPResponse | None:
+    """Hook for the server-rendered payment page (next issue). None means: answer the JSON page data."""
+    return None
+
+
+async def get_checkout_page(request: Request, charge_id: str) -> HTTPResponse:
+    await admit_public(request)
+    message = checkout_service_pb2.GetCheckoutPageRequest(charge_id=charge_id)
+    reply = await rpc(request, core_of(request).checkout.GetCheckoutPage, message, is_read=True)
+    if request.path.startswith("/checkout/") and prefers_html(request):
+        page_html = render_checkout_page_html(request, reply.response.page)
+        if page_html is not None:
+            return page_html
+    return respond(reply, checkout_page_json(reply.response.page))
+
+
+def _details(body: dict[str, Any]) -> dict[str, Any]:
+    """Type-check paymentMethodDetails; whether the values are acceptable is the core's call (spec order)."""
+    details = body.get("paymentMethodDetails", {})
+    return validate_fields(details, DETAILS_FIELDS, prefix="paymentMethodDetails.")
+
+
+async def complete_checkout(request: Request, charge_id: str) -> HTTPResponse:
+    await admit_public(request)
+    idempotency = await check_idempotency(request, checkout_scope(charge_id))
+    body = validate_body(request, COMPLETE_FIELDS)
+    details = _details(body)
+    message = checkout_service_pb2.CompleteCheckoutRequest(
+        charge_id=charge_id, payment_method=body.get("paymentMethod", ""), idempotency=idempotency
+    )
+    if any(key in details for key in _CARD_KEYS):
+        message.card.CopyFrom(checkout_pb2.CardInput(**{k: details[k] for k in _CARD_KEYS if k in details}))
+    if "email" in details:
+        message.paypal.CopyFrom(checkout_pb2.PaypalInput(email=details["email"]))
+    reply = await rpc(request, core_of(request).checkout.CompleteCheckout, message)
+    return respond(reply, checkout_result_json(reply.response.result))
+
+
+async def cancel_checkout(request: Request, charge_id: str) -> HTTPResponse:
+    await admit_public(request)
+    idempotency = await check_idempotency(request, checkout_scope(charge_id))
+    # Spec: "no body"; whatever a browser sends along is ignored rather than refused.
+    message = checkout_service_pb2.CancelCheckoutRequest(charge_id=charge_id, idempotency=idempotency)
+    reply = await rpc(request, core_of(request).checkout.CancelCheckout, message)
+    return respond(reply, {"redirectUrl": reply.response.redirect_url})
+
+
+def blueprint() -> Blueprint:
+    bp = Blueprint("checkout", url_prefix="/checkout")
+    bp.add_route(get_checkout_page, "/<charge_id>", methods=["GET"], name="get_checkout_page")
+    bp.add_route(complete_checkout, "/<charge_id>/complete", methods=["POST"], name="complete_checkout")
+    bp.add_route(cancel_checkout, "/<charge_id>/cancel", methods=["POST"], name="cancel_checkout")
+    return bp

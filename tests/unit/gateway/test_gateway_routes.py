@@ -1,0 +1,68 @@
+"""The route table: every operation answers under the three address styles (STYLE §3.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from http_gateway.app import create_app
+from http_gateway.config import Settings
+
+API_ROUTES = {
+    ("POST", "charges"),
+    ("GET", "charges"),
+    ("GET", "charges/<charge_id:str>"),
+    ("POST", "charges/<charge_id:str>/capture"),
+    ("POST", "charges/<charge_id:str>/refunds"),
+    ("POST", "charges/<charge_id:str>/void"),
+    ("POST", "test_helpers/charges/<charge_id:str>/dispute"),
+    ("POST", "test_helpers/disputes/<dispute_id:str>/close"),
+    ("POST", "keys"),
+    ("GET", "keys"),
+    ("DELETE", "keys/<key_id:str>"),
+}
+MERCHANT_ROUTES = {
+    ("POST", "merchants"),
+    ("POST", "auth/token"),
+    ("GET", "merchants/me"),
+    ("PATCH", "merchants/me"),
+}
+CHECKOUT_ROUTES = {
+    ("GET", "checkout/<charge_id:str>"),
+    ("POST", "checkout/<charge_id:str>/complete"),
+    ("POST", "checkout/<charge_id:str>/cancel"),
+}
+
+
+@pytest.fixture(scope="module")
+def routes() -> set[tuple[str, str]]:
+    from sanic import Sanic
+
+    Sanic.test_mode = True
+    app = create_app(Settings(jwt_signing_key="k"), name="route_table")
+    return {(method, route.path) for route in app.router.routes for method in route.methods}
+
+
+@pytest.mark.parametrize("prefix", ["api/v1/connect/", "connect/v1/", "v1/"])
+def test_merchant_operations_under_every_address_style(routes, prefix):
+    assert {(m, prefix + p) for m, p in API_ROUTES} <= routes
+
+
+@pytest.mark.parametrize("prefix", ["api/v1/", "connect/v1/", "v1/"])
+def test_signup_login_and_profile_under_every_version_prefix(routes, prefix):
+    assert {(m, prefix + p) for m, p in MERCHANT_ROUTES} <= routes
+
+
+@pytest.mark.parametrize("prefix", ["", "api/v1/"])
+def test_hosted_checkout_and_its_json_api(routes, prefix):
+    assert {(m, prefix + p) for m, p in CHECKOUT_ROUTES} <= routes
+
+
+def test_health_and_nothing_unexpected(routes):
+    assert ("GET", "healthz") in routes
+    expected = (
+        {(m, pre + p) for m, p in API_ROUTES for pre in ("api/v1/connect/", "connect/v1/", "v1/")}
+        | {(m, pre + p) for m, p in MERCHANT_ROUTES for pre in ("api/v1/", "connect/v1/", "v1/")}
+        | {(m, pre + p) for m, p in CHECKOUT_ROUTES for pre in ("", "api/v1/")}
+        | {("GET", "healthz")}
+    )
+    assert routes - {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS")} == expected

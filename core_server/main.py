@@ -19,11 +19,12 @@ from connect.v1 import (
     merchant_service_pb2,
     merchant_service_pb2_grpc,
 )
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
+from core_server.health_watch import watch_health
 from core_server.logging_setup import configure_logging
 from core_server.transport.interceptors import AuthTokenInterceptor
 from core_server.transport.servicers.api_key_servicer import ApiKeyServicer
@@ -68,9 +69,10 @@ async def serve(settings: Settings) -> None:
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.grpc_addr}")
     await server.start()
-    for name in ("", *SERVICE_NAMES):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    jobs = [asyncio.create_task(core.expiration.run_forever(), name="expiration-sweep")]
+    jobs = [
+        asyncio.create_task(core.expiration.run_forever(), name="expiration-sweep"),
+        asyncio.create_task(watch_health(core, health_servicer, SERVICE_NAMES), name="health-watch"),
+    ]
     logger.info("core listening on %s", settings.grpc_addr)
 
     stop = asyncio.Event()

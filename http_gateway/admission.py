@@ -64,7 +64,7 @@ async def _count(request: Request, subject: str, limit: int) -> None:
 
 async def _count_address(request: Request) -> None:
     """Requests without a valid credential are limited per client address at the test rate."""
-    await _count(request, f"ip:{client_address(request)}", settings_of(request).rate_limit_test)
+    await _count(request, f"ip:{client_address(request)}", settings_of(request).rate_limit_anonymous)
 
 
 def _version(request: Request) -> None:

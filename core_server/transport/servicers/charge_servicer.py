@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import grpc
 from connect.v1 import charge_service_pb2 as pb
 from connect.v1 import charge_service_pb2_grpc
 
 from core_server.application.charges import ChargeService, NewCharge
-from core_server.application.idempotency import Replay
 from core_server.domain.charge import Charge
 from core_server.domain.dispute import Dispute
 from core_server.domain.refund import Refund
@@ -20,7 +22,11 @@ from core_server.transport.proto_mapping import (
     owner_from_caller,
     refund_to_pb,
 )
-from core_server.transport.status import mark_replayed, rpc
+from core_server.transport.status import answer, rpc
+
+
+def _optional(request: Any, field: str) -> Any:
+    return getattr(request, field) if request.HasField(field) else None
 
 
 class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
@@ -28,8 +34,16 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
         self._charges = charges
         self._base = checkout_base_url
 
-    def _charge_bytes(self, response_type: type, charge: Charge) -> bytes:
-        return response_type(charge=charge_to_pb(charge, self._base)).SerializeToString()  # type: ignore[no-any-return]
+    def _with_charge(self, response_type: Any) -> Callable[[Charge], Any]:
+        return lambda charge: response_type(charge=charge_to_pb(charge, self._base))
+
+    def _with_refund(self, result: tuple[Refund, Charge]) -> pb.RefundChargeResponse:
+        refund, charge = result
+        return pb.RefundChargeResponse(refund=refund_to_pb(refund), charge=charge_to_pb(charge, self._base))
+
+    @staticmethod
+    def _with_dispute(response_type: Any) -> Callable[[Dispute], Any]:
+        return lambda dispute: response_type(dispute=dispute_to_pb(dispute))
 
     @rpc
     async def CreateCharge(self, request: pb.CreateChargeRequest, context: grpc.aio.ServicerContext) -> pb.CreateChargeResponse:
@@ -38,19 +52,17 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             amount=request.amount,
             currency=request.currency,
             return_url=request.return_url,
-            description=request.description if request.HasField("description") else None,
+            description=_optional(request, "description"),
             metadata=dict(request.metadata),
-            cancel_url=request.cancel_url if request.HasField("cancel_url") else None,
-            customer_email=request.customer_email if request.HasField("customer_email") else None,
+            cancel_url=_optional(request, "cancel_url"),
+            customer_email=_optional(request, "customer_email"),
         )
+        build = self._with_charge(pb.CreateChargeResponse)
         result = await self._charges.create(
             owner, new, idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: self._charge_bytes(pb.CreateChargeResponse, charge),
+            lambda charge: build(charge).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CreateChargeResponse.FromString(result.response)
-        return pb.CreateChargeResponse(charge=charge_to_pb(result, self._base))
+        return answer(context, pb.CreateChargeResponse, result, build)
 
     @rpc
     async def GetCharge(self, request: pb.GetChargeRequest, context: grpc.aio.ServicerContext) -> pb.GetChargeResponse:
@@ -63,8 +75,8 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             owner_from_caller(request.caller),
             limit=request.limit,
             status=STATUS_FROM_PB.get(request.status),
-            created_after=request.created_after if request.HasField("created_after") else None,
-            created_before=request.created_before if request.HasField("created_before") else None,
+            created_after=_optional(request, "created_after"),
+            created_before=_optional(request, "created_before"),
             starting_after=request.starting_after or None,
         )
         return pb.ListChargesResponse(
@@ -76,70 +88,51 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
     @rpc
     async def CaptureCharge(self, request: pb.CaptureChargeRequest, context: grpc.aio.ServicerContext) -> pb.CaptureChargeResponse:
         owner = owner_from_caller(request.caller)
+        build = self._with_charge(pb.CaptureChargeResponse)
         result = await self._charges.capture(
-            owner, request.charge_id, request.amount if request.HasField("amount") else None,
+            owner, request.charge_id, _optional(request, "amount"),
             idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: self._charge_bytes(pb.CaptureChargeResponse, charge),
+            lambda charge: build(charge).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CaptureChargeResponse.FromString(result.response)
-        return pb.CaptureChargeResponse(charge=charge_to_pb(result, self._base))
+        return answer(context, pb.CaptureChargeResponse, result, build)
 
     @rpc
     async def RefundCharge(self, request: pb.RefundChargeRequest, context: grpc.aio.ServicerContext) -> pb.RefundChargeResponse:
         owner = owner_from_caller(request.caller)
-
-        def render(result: tuple[Refund, Charge]) -> bytes:
-            refund, charge = result
-            response = pb.RefundChargeResponse(refund=refund_to_pb(refund), charge=charge_to_pb(charge, self._base))
-            return response.SerializeToString()
-
         result = await self._charges.refund(
-            owner, request.charge_id,
-            request.amount if request.HasField("amount") else None,
-            request.reason if request.HasField("reason") else None,
-            idempotency_from_pb(api_scope(owner), request.idempotency), render,
+            owner, request.charge_id, _optional(request, "amount"), _optional(request, "reason"),
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda fresh: self._with_refund(fresh).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.RefundChargeResponse.FromString(result.response)
-        refund, charge = result
-        return pb.RefundChargeResponse(refund=refund_to_pb(refund), charge=charge_to_pb(charge, self._base))
+        return answer(context, pb.RefundChargeResponse, result, self._with_refund)
 
     @rpc
     async def VoidCharge(self, request: pb.VoidChargeRequest, context: grpc.aio.ServicerContext) -> pb.VoidChargeResponse:
         owner = owner_from_caller(request.caller)
+        build = self._with_charge(pb.VoidChargeResponse)
         result = await self._charges.void(
             owner, request.charge_id, idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: self._charge_bytes(pb.VoidChargeResponse, charge),
+            lambda charge: build(charge).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.VoidChargeResponse.FromString(result.response)
-        return pb.VoidChargeResponse(charge=charge_to_pb(result, self._base))
+        return answer(context, pb.VoidChargeResponse, result, build)
 
     @rpc
     async def DisputeCharge(self, request: pb.DisputeChargeRequest, context: grpc.aio.ServicerContext) -> pb.DisputeChargeResponse:
         owner = owner_from_caller(request.caller)
+        build = self._with_dispute(pb.DisputeChargeResponse)
         result = await self._charges.open_dispute(
             owner, request.charge_id, idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda d: pb.DisputeChargeResponse(dispute=dispute_to_pb(d)).SerializeToString(),
+            lambda dispute: build(dispute).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.DisputeChargeResponse.FromString(result.response)
-        return pb.DisputeChargeResponse(dispute=dispute_to_pb(result))
+        return answer(context, pb.DisputeChargeResponse, result, build)
 
     @rpc
     async def CloseDispute(self, request: pb.CloseDisputeRequest, context: grpc.aio.ServicerContext) -> pb.CloseDisputeResponse:
         owner = owner_from_caller(request.caller)
-        result: Dispute | Replay = await self._charges.close_dispute_by_id(
+        build = self._with_dispute(pb.CloseDisputeResponse)
+        result = await self._charges.close_dispute_by_id(
             owner, request.dispute_id, request.outcome,
             idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda d: pb.CloseDisputeResponse(dispute=dispute_to_pb(d)).SerializeToString(),
+            lambda dispute: build(dispute).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CloseDisputeResponse.FromString(result.response)
-        return pb.CloseDisputeResponse(dispute=dispute_to_pb(result))
+        return answer(context, pb.CloseDisputeResponse, result, build)

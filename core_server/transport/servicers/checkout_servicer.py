@@ -7,14 +7,13 @@ from connect.v1 import checkout_service_pb2 as pb
 from connect.v1 import checkout_service_pb2_grpc
 
 from core_server.application.checkout import CheckoutService
-from core_server.application.idempotency import Replay
 from core_server.transport.proto_mapping import (
     card_from_pb,
     checkout_page_to_pb,
     checkout_result_to_pb,
     idempotency_from_pb,
 )
-from core_server.transport.status import mark_replayed, rpc
+from core_server.transport.status import answer, rpc
 
 
 def checkout_scope(charge_id: str) -> str:
@@ -40,10 +39,7 @@ class CheckoutServicer(checkout_service_pb2_grpc.CheckoutServiceServicer):
             idempotency_from_pb(checkout_scope(request.charge_id), request.idempotency),
             lambda r: pb.CompleteCheckoutResponse(result=checkout_result_to_pb(r)).SerializeToString(),
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CompleteCheckoutResponse.FromString(result.response)
-        return pb.CompleteCheckoutResponse(result=checkout_result_to_pb(result))
+        return answer(context, pb.CompleteCheckoutResponse, result, lambda fresh: pb.CompleteCheckoutResponse(result=checkout_result_to_pb(fresh)))
 
     @rpc
     async def CancelCheckout(self, request: pb.CancelCheckoutRequest, context: grpc.aio.ServicerContext) -> pb.CancelCheckoutResponse:

@@ -6,10 +6,10 @@ import grpc
 from connect.v1 import merchant_service_pb2 as pb
 from connect.v1 import merchant_service_pb2_grpc
 
-from core_server.application.idempotency import IdempotentRunner, Replay
+from core_server.application.idempotency import IdempotentRunner
 from core_server.application.merchants import MerchantService
 from core_server.transport.proto_mapping import SCHEDULE_FROM_PB, idempotency_from_pb, merchant_to_pb
-from core_server.transport.status import mark_replayed, rpc
+from core_server.transport.status import answer, rpc
 
 SIGNUP_SCOPE = "signup"
 PROFILE_FIELDS = ("business_name", "logo_url", "brand_color", "support_email")
@@ -31,10 +31,7 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
             lambda response: response.SerializeToString(),
             operation,
         )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            return pb.CreateMerchantResponse.FromString(result.response)
-        return result
+        return answer(context, pb.CreateMerchantResponse, result, lambda fresh: fresh)
 
     @rpc
     async def IssueToken(self, request: pb.IssueTokenRequest, context: grpc.aio.ServicerContext) -> pb.IssueTokenResponse:

@@ -16,10 +16,10 @@ from core_server.application.charge_actor import ChargeActor, ChargeActorDeps
 from core_server.application.charges import ChargeService
 from core_server.application.checkout import CheckoutService
 from core_server.application.clocks import SingleClock, SystemClock
-from core_server.application.expiration_job import ExpirationJob
 from core_server.application.idempotency import IdempotentRunner
 from core_server.application.merchants import MerchantService
 from core_server.application.ports import Clock
+from core_server.application.timer_sweep import TimerSweep
 from core_server.config import Settings
 from core_server.locking.redis_lease import RedisLeaseFactory
 from core_server.processors.live_processor import UnconfiguredLiveProcessor
@@ -49,7 +49,8 @@ class Core:
     merchants: MerchantService
     api_keys: ApiKeyService
     runner: IdempotentRunner
-    expiration: ExpirationJob
+    expiration: TimerSweep
+    authorizations: TimerSweep
     extras: dict[str, object] = field(default_factory=dict)
 
     async def close(self, grace: float = 5.0) -> None:
@@ -102,8 +103,12 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         merchants=MerchantService(merchants_repo, JwtIssuer(settings.jwt_signing_key, clock), clock),
         api_keys=ApiKeyService(PgApiKeyRepository(pool), clock),
         runner=runner,
-        expiration=ExpirationJob(
-            charge_repo, charge_actors, clocks, leases,
+        expiration=TimerSweep(
+            "expiration", charge_repo.due_for_expiry, charge_actors, clocks, leases,
             ask_timeout=settings.ask_timeout_seconds, interval=settings.expiry_interval_seconds,
+        ),
+        authorizations=TimerSweep(
+            "async-authorizations", charge_repo.due_authorizations, charge_actors, clocks, leases,
+            ask_timeout=settings.ask_timeout_seconds, interval=settings.authorization_interval_seconds,
         ),
     )

@@ -26,6 +26,7 @@ class Settings:
     actor_idle_seconds: float
     ask_timeout_seconds: float
     expiry_interval_seconds: float
+    authorization_interval_seconds: float
     db_pool_max: int
     auth_token: str | None
     process_name: str
@@ -64,6 +65,7 @@ class Settings:
             actor_idle_seconds=float(e.get("ACTOR_IDLE_SECONDS", "0.2")),
             ask_timeout_seconds=float(e.get("ASK_TIMEOUT_SECONDS", "8")),
             expiry_interval_seconds=float(e.get("EXPIRY_INTERVAL_SECONDS", "300")),
+            authorization_interval_seconds=float(e.get("AUTHORIZATION_INTERVAL_SECONDS", "1")),
             db_pool_max=int(e.get("DB_POOL_MAX", "20")),
             auth_token=e.get("CORE_AUTH_TOKEN") or None,
             process_name=f"core-{socket.gethostname()}-{os.getpid()}",

@@ -71,6 +71,7 @@ async def serve(settings: Settings) -> None:
     await server.start()
     jobs = [
         asyncio.create_task(core.expiration.run_forever(), name="expiration-sweep"),
+        asyncio.create_task(core.authorizations.run_forever(), name="authorization-sweep"),
         asyncio.create_task(watch_health(core, health_servicer, SERVICE_NAMES), name="health-watch"),
     ]
     logger.info("core listening on %s", settings.grpc_addr)

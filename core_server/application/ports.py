@@ -79,6 +79,9 @@ class ChargeRepository(Protocol):
 
     async def due_for_expiry(self, now: datetime, limit: int) -> list[str]: ...
 
+    async def due_authorizations(self, now: datetime, limit: int) -> list[str]:
+        """Pending charges whose asynchronous authorization has fallen due."""
+
     async def charge_id_for_dispute(self, dispute_id: str) -> str | None: ...
 
 

@@ -22,6 +22,8 @@ from core_server.domain.refund import Refund, check_reason
 
 CHECKOUT_SESSION = timedelta(hours=24)
 AUTHORIZATION_HOLD = timedelta(days=7)
+ASYNC_AUTHORIZATION_DELAY = timedelta(seconds=3)
+"""DESIGN §5: the pending PayPal sandbox account is authorized "a few seconds later"."""
 
 
 class ChargeStatus(enum.Enum):
@@ -79,6 +81,8 @@ class Charge:
     transaction_id: str | None = None
     failure_code: str | None = None
     authorized_at: datetime | None = None
+    authorization_due_at: datetime | None = None
+    """Set while an asynchronous authorization (PayPal pending) is outstanding."""
     amount_captured: int | None = None
     fee: int | None = None
     net: int | None = None
@@ -136,17 +140,30 @@ class Charge:
         """Failure and cancel go to cancel_url; without one, back to return_url (DESIGN §2)."""
         return self.cancel_url or self.return_url
 
+    @property
+    def awaiting_authorization(self) -> bool:
+        """Paid, but the processor answers later: no second payment may start."""
+        return self.status is ChargeStatus.PENDING and self.authorization_due_at is not None
+
     def checkout_expired(self, now: datetime) -> bool:
         return self.status is ChargeStatus.EXPIRED or (
-            self.status is ChargeStatus.PENDING and now >= self.expires_at
+            self.status is ChargeStatus.PENDING and not self.awaiting_authorization and now >= self.expires_at
         )
 
     def expire_if_due(self, now: datetime) -> bool:
-        """The expiration task's rule, also applied lazily before any command.
+        """The timers, applied by the sweeps and lazily before any command; True when the status changed.
 
-        pending older than 24 h → expired; authorized older than 7 days → voided.
-        Returns True when the status changed.
+        A due asynchronous authorization completes (`charge.completed`); pending older than 24 h →
+        expired; authorized older than 7 days → voided.
         """
+        if self.awaiting_authorization and self.authorization_due_at is not None:
+            if now < self.authorization_due_at:
+                return False
+            self.status = ChargeStatus.AUTHORIZED
+            self.authorized_at = self.authorization_due_at
+            self.authorization_due_at = None
+            self._emit(ChargeEventType.COMPLETED, now)
+            return True
         if self.status is ChargeStatus.PENDING and now >= self.expires_at:
             self.status = ChargeStatus.EXPIRED
             return True
@@ -164,7 +181,7 @@ class Charge:
         """Checkout completion steps 3–4: not expired, still pending."""
         if self.checkout_expired(now):
             raise StateConflict(checkout_message(self, now) or "", code="charge_expired")
-        if self.status is not ChargeStatus.PENDING:
+        if self.status is not ChargeStatus.PENDING or self.awaiting_authorization:
             raise StateConflict(checkout_message(self, now) or "This payment cannot be completed.")
 
     def complete(
@@ -174,12 +191,18 @@ class Charge:
         outcome: PaymentOutcome,
         now: datetime,
     ) -> None:
-        """pending → authorized (`charge.completed`) or failed (`charge.failed`)."""
+        """pending → authorized (`charge.completed`) or failed (`charge.failed`).
+
+        An asynchronous approval keeps the charge pending until `authorization_due_at`, when the
+        timers of `expire_if_due` authorize it.
+        """
         self.ensure_payable(now)
         self.payment_method = method
         self.payment_details = details
         self.transaction_id = outcome.transaction_id
-        if outcome.approved:
+        if outcome.approved and outcome.pending:
+            self.authorization_due_at = now + ASYNC_AUTHORIZATION_DELAY
+        elif outcome.approved:
             self.status = ChargeStatus.AUTHORIZED
             self.authorized_at = now
             self._emit(ChargeEventType.COMPLETED, now)
@@ -313,4 +336,6 @@ def checkout_message(charge: Charge, now: datetime) -> str | None:
     """Why the customer cannot pay this charge now, or None when they can."""
     if charge.checkout_expired(now):
         return _INVALID_STATE_MESSAGES[ChargeStatus.EXPIRED]
+    if charge.awaiting_authorization:
+        return _INVALID_STATE_MESSAGES[ChargeStatus.AUTHORIZED]
     return _INVALID_STATE_MESSAGES.get(charge.status)

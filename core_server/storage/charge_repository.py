@@ -26,7 +26,7 @@ from core_server.storage.outbox import write_charge_events
 _COLUMNS = [
     "id", "merchant_id", "environment", "amount", "currency", "status", "description", "metadata",
     "return_url", "cancel_url", "customer_email", "idempotency_key", "payment_method", "payment_details",
-    "transaction_id", "failure_code", "authorized_at", "amount_captured", "fee_amount_cents",
+    "transaction_id", "failure_code", "authorized_at", "authorization_due_at", "amount_captured", "fee_amount_cents",
     "net_amount_cents", "captured_at", "amount_refunded", "refunded_at", "voided_at", "disputed_at",
     "expires_at", "created_at",
 ]
@@ -80,6 +80,11 @@ _CURSOR_EXISTS = (
     "SELECT 1 FROM charges WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
     "AND environment = %(environment)s"
 )
+_DUE_AUTHORIZATIONS = """
+SELECT id FROM charges
+WHERE status = 'pending' AND authorization_due_at <= %(now)s
+ORDER BY authorization_due_at LIMIT %(limit)s
+"""
 _DUE_FOR_EXPIRY = """
 (SELECT id FROM charges WHERE status = 'pending' AND expires_at <= %(now)s ORDER BY expires_at LIMIT %(limit)s)
 UNION ALL
@@ -199,6 +204,12 @@ class PgChargeRepository:
         params = {"now": now, "hold_start": now - AUTHORIZATION_HOLD, "limit": limit}
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(_DUE_FOR_EXPIRY, params)).fetchall()
+        return [row["id"] for row in rows]
+
+    @wraps_psycopg_errors
+    async def due_authorizations(self, now: datetime, limit: int) -> list[str]:
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(_DUE_AUTHORIZATIONS, {"now": now, "limit": limit})).fetchall()
         return [row["id"] for row in rows]
 
     @wraps_psycopg_errors

@@ -211,3 +211,29 @@ def test_checkout_messages(status: ChargeStatus, message: str | None) -> None:
 def test_pending_past_expiry_reads_as_expired_on_the_page() -> None:
     charge = new_charge()
     assert checkout_message(charge, charge.expires_at) == "This checkout session has expired"
+
+
+def test_async_paypal_authorization_completes_when_due() -> None:
+    charge = new_charge()
+    attempt = parse_attempt("paypal", None, "pending@sandbox.paypal.test", NOW)
+    from core_server.domain.sandbox import simulate_paypal
+
+    charge.complete(PaymentMethodType.PAYPAL, describe_payment(attempt, KEY), simulate_paypal("pending@sandbox.paypal.test"), NOW)
+    assert charge.status is ChargeStatus.PENDING and charge.awaiting_authorization
+    assert checkout_message(charge, NOW) == "This payment has already been processed"
+    with pytest.raises(StateConflict):
+        charge.ensure_payable(NOW)
+    assert not charge.expire_if_due(NOW + timedelta(seconds=2))
+    assert charge.expire_if_due(NOW + timedelta(seconds=3))
+    assert charge.status is ChargeStatus.AUTHORIZED and not charge.awaiting_authorization
+    assert charge.pending_events[-1].type is ChargeEventType.COMPLETED
+
+
+def test_async_authorization_is_not_expired_by_the_checkout_timer() -> None:
+    charge = new_charge()
+    attempt = parse_attempt("paypal", None, "pending@sandbox.paypal.test", NOW)
+    from core_server.domain.sandbox import simulate_paypal
+
+    charge.complete(PaymentMethodType.PAYPAL, describe_payment(attempt, KEY), simulate_paypal("pending@sandbox.paypal.test"), NOW)
+    assert charge.expire_if_due(charge.expires_at + timedelta(hours=1))
+    assert charge.status is ChargeStatus.AUTHORIZED

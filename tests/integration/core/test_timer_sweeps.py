@@ -51,3 +51,20 @@ async def test_two_cores_sweeping_at_once_change_each_charge_once(
             assert (await core.charges.get(owner, charge_id)).status is ChargeStatus.EXPIRED
     finally:
         await second.close()
+
+
+async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(core: Core, clock: SettableClock) -> None:
+    owner = await new_owner(core)
+    charge = await new_charge(core, owner)
+    result = await core.checkout.complete(charge.id, "paypal", None, "pending@sandbox.paypal.test", None,
+                                          lambda _: b"")
+    assert result.success and result.status == "pending"  # type: ignore[union-attr]
+    assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.PENDING
+    assert await core.authorizations.run_once() == 0
+    clock.advance(timedelta(seconds=3))
+    assert await core.authorizations.run_once() == 1
+    assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.AUTHORIZED
+    async with core.pool.connection() as conn:
+        rows = await (await conn.execute(
+            "SELECT type FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))).fetchall()
+    assert [r["type"] for r in rows] == ["charge.created", "charge.completed"]

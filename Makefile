@@ -1,7 +1,9 @@
+# Front door to scripts/*: every target is a one-liner; the logic lives in the scripts.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DELETE_ON_ERROR:
 MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+.DEFAULT_GOAL := help
 
 PYTHON ?= python3
 VENV := .venv
@@ -11,14 +13,24 @@ N ?= 2
 M ?= 2
 ARGS ?=
 
-.PHONY: install protos protos-check run core gateway cluster test unit-tests integration-tests e2e-tests stop clean
+.PHONY: help install protos protos-check run core gateway cluster stop \
+	test unit-tests integration-tests e2e-tests clean
+
+help:
+	@echo 'make run                 venv + deps, embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are unset, 1 core + 1 gateway'
+	@echo 'make cluster N=2 M=2     N cores (50051..) and M gateways (8000..), each gateway balancing over all cores'
+	@echo 'make core | gateway      one process at CORE_GRPC_ADDR / HTTP_HOST:HTTP_PORT; start several by hand'
+	@echo 'make stop                stop the embedded PostgreSQL and Redis under .data/'
+	@echo 'make test [ARGS=...]     the whole suite; also unit-tests, integration-tests, e2e-tests'
+	@echo 'make protos | protos-check   regenerate the gRPC code / fail if the committed code is stale'
+	@echo 'make clean               stop the embedded services, delete .data/'
 
 install: $(STAMP)
 
+# Reruns only when pyproject.toml changes (or the venv is deleted, taking the stamp with it).
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "error: Python 3.11+ is required, $(PYTHON) is " + sys.version.split()[0] + " (set PYTHON=python3.11)")'
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -27,18 +39,23 @@ protos: install
 
 protos-check: protos
 	git diff --exit-code -- protos/
+	@test -z "$$(git status --porcelain --untracked-files=all -- protos/)" || { git status --short -- protos/; echo 'error: generated code is not committed'; exit 1; }
 
 run: install
-	$(PY) scripts/run_stack.py
-
-core: install
-	$(PY) scripts/run_stack.py --only core
-
-gateway: install
-	$(PY) scripts/run_stack.py --only gateway
+	$(PY) scripts/run_stack.py $(ARGS)
 
 cluster: install
-	$(PY) scripts/run_stack.py --cores $(N) --gateways $(M)
+	$(PY) scripts/run_stack.py --cores $(N) --gateways $(M) $(ARGS)
+
+core: install
+	$(PY) scripts/run_stack.py --only core $(ARGS)
+
+gateway: install
+	$(PY) scripts/run_stack.py --only gateway $(ARGS)
+
+# No install here: without a venv nothing can have started the embedded services.
+stop:
+	@if [[ -x $(PY) ]]; then $(PY) scripts/dev_stack.py stop; else echo 'no venv: nothing to stop'; fi
 
 test: install
 	scripts/test.sh $(ARGS)
@@ -52,8 +69,6 @@ integration-tests: install
 e2e-tests: install
 	scripts/test.sh tests/e2e $(ARGS)
 
-stop: install
-	$(PY) scripts/dev_stack.py stop
-
 clean: stop
-	rm -rf .data
+	rm -rf .data .pytest_cache
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,8 +1,15 @@
-"""Runs the stack for operators: `make run` (1 core + 1 gateway), `make cluster`, `make core`, `make gateway`.
+"""Runs cores and gateways for operators: `make run`, `make cluster`, `make core`, `make gateway`.
 
-Uses DATABASE_URL / REDIS_URL when set, else the embedded services of dev_stack.py. Children's output is
-prefixed with their name; Ctrl-C or SIGTERM stops the children (SIGTERM, then SIGKILL after a grace)
-and then the embedded services this run started.
+    run_stack.py                          # 1 core (127.0.0.1:50051) + 1 gateway (http://127.0.0.1:8000)
+    run_stack.py --cores 2 --gateways 2   # cores 50051.., gateways 8000.., each balancing over all cores
+    run_stack.py --only core              # one core at CORE_GRPC_ADDR (default 127.0.0.1:50051)
+    run_stack.py --only gateway           # one gateway at HTTP_HOST:HTTP_PORT, talking to CORE_GRPC_ADDR
+
+PostgreSQL and Redis come from DATABASE_URL / REDIS_URL, else from the embedded stack of dev_stack.py.
+Children's output is forwarded with their name as prefix. Ctrl-C or SIGTERM stops the children (SIGTERM,
+then SIGKILL after a grace) and then the embedded services this run started; `--only` runs leave the
+services up, because other operator-started processes share them. A child that exits on its own, or is
+not ready in time, fails the run (exit 1) with the tail of its output.
 """
 
 from __future__ import annotations
@@ -11,11 +18,16 @@ import argparse
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+import urllib.error
+import urllib.request
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -24,120 +36,277 @@ import dev_stack  # noqa: E402 - a sibling script, not a package
 ROOT = dev_stack.ROOT
 READY_TIMEOUT = 60.0
 STOP_GRACE = 10.0
+TAIL_LINES = 40
+MODULES = {"core": "core_server", "gateway": "http_gateway"}
+_output_lock = threading.Lock()
+
+
+class StackError(RuntimeError):
+    """A child could not start or died; the message carries the tail of its output."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """One process to launch: its role, name, bind address and environment overrides."""
+
+    kind: str
+    name: str
+    host: str
+    port: int
+    env: dict[str, str]
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
 
 
 @dataclass
 class Child:
-    name: str
+    spec: Spec
     process: subprocess.Popen[bytes]
-    host: str
-    port: int
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    pump: threading.Thread | None = None
+
+    def describe_exit(self) -> str:
+        if self.pump is not None:
+            self.pump.join(timeout=2)  # let the last lines arrive before we quote them
+        lines = "".join(self.tail) or "(no output)\n"
+        code = self.process.returncode
+        how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        return f"{self.spec.name} {how}; last output:\n{lines}"
 
 
-def _pythonpath() -> str:
-    parts = [str(ROOT), str(ROOT / "protos"), os.environ.get("PYTHONPATH", "")]
-    return os.pathsep.join(p for p in parts if p)
+def plan(args: argparse.Namespace, environ: Mapping[str, str]) -> list[Spec]:
+    """Which processes to start, with the variables that differ from the shared environment."""
+    if args.only == "core":
+        host, port = _split(environ.get("CORE_GRPC_ADDR") or "127.0.0.1:50051")
+        return [Spec("core", "core", host, port, {})]
+    if args.only == "gateway":
+        host = environ.get("HTTP_HOST") or "127.0.0.1"
+        return [Spec("gateway", "gateway", host, int(environ.get("HTTP_PORT") or 8000), {})]
+    core_addrs = [f"127.0.0.1:{args.core_port + i}" for i in range(args.cores)]
+    first_gateway = f"http://127.0.0.1:{args.http_port}"
+    specs = []
+    for i, addr in enumerate(core_addrs):
+        env = {"CORE_GRPC_ADDR": addr}
+        if args.gateways:
+            # The core writes checkout URLs; without an operator's choice they point at the first gateway.
+            env["PUBLIC_BASE_URL"] = environ.get("PUBLIC_BASE_URL") or first_gateway
+            env["CHECKOUT_BASE_URL"] = environ.get("CHECKOUT_BASE_URL") or env["PUBLIC_BASE_URL"]
+        specs.append(Spec("core", f"core-{i + 1}", "127.0.0.1", args.core_port + i, env))
+    for j in range(args.gateways):
+        env = {
+            "CORE_GRPC_ADDR": ",".join(core_addrs),
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_PORT": str(args.http_port + j),
+        }
+        specs.append(Spec("gateway", f"gateway-{j + 1}", "127.0.0.1", args.http_port + j, env))
+    return specs
 
 
-def _wait_port(child: Child) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if child.process.poll() is not None:
-            raise RuntimeError(f"{child.name} exited with code {child.process.returncode} before it was ready")
-        try:
-            with socket.create_connection((child.host, child.port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{child.name} did not open {child.host}:{child.port} within {READY_TIMEOUT:.0f} s")
+def _split(addr: str) -> tuple[str, int]:
+    host, _, port = addr.strip().rpartition(":")
+    return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def _pump(child: Child) -> None:
-    assert child.process.stdout is not None
-    for line in iter(child.process.stdout.readline, b""):
-        sys.stdout.write(f"[{child.name}] {line.decode(errors='replace')}")
-        sys.stdout.flush()
+def _probe_host(host: str) -> str:
+    return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
 
 
-def _spawn(name: str, module: str, env: dict[str, str], host: str, port: int) -> Child:
-    process = subprocess.Popen(
-        [sys.executable, "-m", module], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.3)
+        return sock.connect_ex((_probe_host(host), port)) == 0
+
+
+def spawn(spec: Spec, base_env: Mapping[str, str], forward: bool = True) -> Child:
+    pythonpath = os.pathsep.join(
+        p for p in (str(ROOT), str(ROOT / "protos"), base_env.get("PYTHONPATH", "")) if p
     )
-    child = Child(name, process, host, port)
-    threading.Thread(target=_pump, args=(child,), daemon=True).start()
+    env = {**base_env, **spec.env, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1"}
+    # A session of its own: the terminal's Ctrl-C reaches only us, and we stop children in order.
+    process = subprocess.Popen(
+        [sys.executable, "-m", MODULES[spec.kind]],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    child = Child(spec, process)
+    child.pump = threading.Thread(target=_pump, args=(child, forward), name=f"pump-{spec.name}", daemon=True)
+    child.pump.start()
     return child
 
 
-def _stop(children: list[Child]) -> None:
-    for child in children:
+def _pump(child: Child, forward: bool) -> None:
+    assert child.process.stdout is not None
+    prefix = f"[{child.spec.name}] ".encode()
+    for raw in iter(child.process.stdout.readline, b""):
+        child.tail.append(raw.decode(errors="replace"))
+        if forward:
+            with _output_lock:
+                sys.stdout.buffer.write(prefix + raw)
+                sys.stdout.buffer.flush()
+
+
+def is_ready(spec: Spec, env: Mapping[str, str]) -> bool:
+    if spec.kind == "gateway":
+        return _gateway_ready(spec, env)
+    return _core_ready(spec, env)
+
+
+def _core_ready(spec: Spec, env: Mapping[str, str]) -> bool:
+    """gRPC health Check of the core; with TLS on the core port, an open port is the best we can see."""
+    target = f"{_probe_host(spec.host)}:{spec.port}"
+    if env.get("CORE_TLS_CERT_FILE"):
+        return port_in_use(spec.host, spec.port)
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(target) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=1.0
+            )
+        except grpc.RpcError as exc:
+            return bool(exc.code() == grpc.StatusCode.UNIMPLEMENTED)  # gRPC answers, no health service
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+def _gateway_ready(spec: Spec, env: Mapping[str, str]) -> bool:
+    """GET /healthz answers 200 once the gateway reaches a core and Redis."""
+    tls = bool(env.get("TLS_CERT_FILE"))
+    url = f"{'https' if tls else 'http'}://{_probe_host(spec.host)}:{spec.port}/healthz"
+    context = ssl._create_unverified_context() if tls else None  # dev certificates are self-signed
+    try:
+        with urllib.request.urlopen(url, timeout=2.0, context=context) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def wait_ready(
+    children: Sequence[Child], env: Mapping[str, str], timeout: float, stop: threading.Event
+) -> None:
+    deadline = time.monotonic() + timeout
+    pending = list(children)
+    while pending:
+        if stop.is_set():
+            return
+        for child in list(pending):
+            if child.process.poll() is not None:
+                raise StackError(f"{child.spec.name} did not start: {child.describe_exit()}")
+            if is_ready(child.spec, {**env, **child.spec.env}):
+                pending.remove(child)
+        if pending and time.monotonic() > deadline:
+            child = pending[0]
+            probe = "GET /healthz not 200" if child.spec.kind == "gateway" else "gRPC health not SERVING"
+            raise StackError(
+                f"{child.spec.name} was not ready at {child.spec.address} within {timeout:.0f} s ({probe}); "
+                "last output:\n" + "".join(child.tail)
+            )
+        stop.wait(0.2)
+
+
+def stop_children(children: Sequence[Child], grace: float = STOP_GRACE) -> None:
+    """SIGTERM to all (gateways first, so no request hits a stopping core), then SIGKILL after the grace."""
+    ordered = sorted(children, key=lambda c: c.spec.kind != "gateway")
+    for child in ordered:
         if child.process.poll() is None:
             child.process.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + STOP_GRACE
-    for child in children:
+    deadline = time.monotonic() + grace
+    for child in ordered:
         try:
             child.process.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
+            print(f"{child.spec.name} ignored SIGTERM for {grace:.0f} s; killing it", file=sys.stderr)
             child.process.kill()
             child.process.wait()
+        if child.pump is not None:
+            child.pump.join(timeout=2)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--cores", type=int, default=1)
-    parser.add_argument("--gateways", type=int, default=1)
-    parser.add_argument("--only", choices=("core", "gateway"), help="run one process, honouring its env vars")
-    args = parser.parse_args()
+def banner(children: Sequence[Child], env: Mapping[str, str], started: Sequence[str], keep: bool) -> str:
+    lines = ["", "Merchant Payment Connect is running:"]
+    for child in children:
+        spec = child.spec
+        scheme = "https" if env.get("TLS_CERT_FILE") else "http"
+        where = f"{scheme}://{spec.address}" if spec.kind == "gateway" else f"gRPC {spec.address}"
+        lines.append(f"  {spec.name:<11} {where}")
+    for key, label in (("DATABASE_URL", "postgres"), ("REDIS_URL", "redis")):
+        if key not in env:
+            continue
+        note = ""
+        if not os.environ.get(key):
+            stops = label in started and not keep
+            note = " (embedded; stops with this run)" if stops else " (embedded; stays up: make stop)"
+        lines.append(f"  {label:<11} {dev_stack.redact(env[key])}{note}")
+    lines += ["Press Ctrl-C to stop.", ""]
+    return "\n".join(lines)
 
-    started_services = not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"))
-    base = {**os.environ, **dev_stack.ensure_services(), "PYTHONPATH": _pythonpath()}
-    children: list[Child] = []
-    stop_requested = threading.Event()
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--cores", type=int, default=1, help="number of core processes (default 1)")
+    parser.add_argument("--gateways", type=int, default=1, help="number of gateway processes (default 1)")
+    parser.add_argument("--only", choices=("core", "gateway"), help="one process, addressed by its env vars")
+    parser.add_argument("--core-port", type=int, default=50051, help="first core's port (default 50051)")
+    parser.add_argument("--http-port", type=int, default=8000, help="first gateway's port (default 8000)")
+    parser.add_argument("--ready-timeout", type=float, default=READY_TIMEOUT, help="seconds per start wait")
+    parser.add_argument("--keep-services", action="store_true", help="leave embedded PostgreSQL/Redis up")
+    args = parser.parse_args(argv)
+    if args.cores < 1 and args.only is None:
+        parser.error("--cores must be at least 1")
+    if args.gateways < 0:
+        parser.error("--gateways must not be negative")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop_requested.set())
+        signal.signal(sig, lambda *_: stop.set())
+
+    specs = plan(args, os.environ)
+    busy = [s for s in specs if port_in_use(s.host, s.port)]
+    if busy:
+        taken = ", ".join(s.address for s in busy)
+        print(f"error: {taken} already in use (another stack running?)", file=sys.stderr)
+        return 1
+    # A lone gateway needs no database; everything else needs both servers.
+    needed = ("redis",) if args.only == "gateway" else dev_stack.SERVICES
     try:
-        if args.only == "core":
-            addr = base.get("CORE_GRPC_ADDR", "127.0.0.1:50051")
-            host, port = addr.rsplit(":", 1)
-            children.append(_spawn("core", "core_server", base, host, int(port)))
-        elif args.only == "gateway":
-            host, port = base.get("HTTP_HOST", "127.0.0.1"), int(base.get("HTTP_PORT", "8000"))
-            children.append(_spawn("gateway", "http_gateway", base, host, port))
-        else:
-            core_addrs = [f"127.0.0.1:{50051 + i}" for i in range(args.cores)]
-            for i, addr in enumerate(core_addrs):
-                children.append(_spawn(f"core-{i + 1}", "core_server", {**base, "CORE_GRPC_ADDR": addr},
-                                       "127.0.0.1", 50051 + i))
-            for child in children:
-                _wait_port(child)
-            for j in range(args.gateways):
-                port = 8000 + j
-                env = {**base, "CORE_GRPC_ADDR": ",".join(core_addrs), "HTTP_HOST": "127.0.0.1",
-                       "HTTP_PORT": str(port)}
-                env.setdefault("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
-                children.append(_spawn(f"gateway-{j + 1}", "http_gateway", env, "127.0.0.1", port))
-        for child in children:
-            _wait_port(child)
-        print("\nMerchant Payment Connect is running:")
-        for child in children:
-            kind = "gRPC " if "core" in child.name else "HTTP  http://"
-            print(f"  {child.name:<10} {kind}{child.host}:{child.port}")
-        print(f"  database   {base['DATABASE_URL'].split('@')[-1]}")
-        print(f"  redis      {base['REDIS_URL'].split('@')[-1]}")
-        print("Press Ctrl-C to stop.\n", flush=True)
-        while not stop_requested.is_set():
+        stack = dev_stack.ensure_stack(ROOT, needed)
+    except Exception as exc:  # noqa: BLE001 - report any start-up failure of the services plainly
+        print(f"error: could not start the embedded services: {exc}", file=sys.stderr)
+        return 1
+    keep = args.keep_services or args.only is not None
+    env = {**os.environ, **stack.env}
+    children: list[Child] = []
+    try:
+        for kind in ("core", "gateway"):  # gateways report healthy only once a core answers
+            if stop.is_set():
+                break
+            batch = [spawn(spec, env) for spec in specs if spec.kind == kind]
+            children += batch
+            wait_ready(batch, env, args.ready_timeout, stop)
+        if not stop.is_set():
+            print(banner(children, env, stack.started, keep), flush=True)
+        while not stop.wait(0.5):
             for child in children:
                 if child.process.poll() is not None:
-                    print(f"{child.name} exited with code {child.process.returncode}; stopping", file=sys.stderr)
-                    return 1
-            stop_requested.wait(0.5)
+                    raise StackError(f"unexpected exit: {child.describe_exit()}")
         return 0
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except StackError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
     finally:
-        _stop(children)
-        if started_services and args.only is None:
-            dev_stack.stop_services()
+        stop_children(children)
+        if stack.started and not keep:
+            dev_stack.stop_services(ROOT, stack.started)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,21 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.processes import RunningProcess, free_port, start_core, start_gateway
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="session")
-def core_process(stack_env: dict[str, str]) -> Iterator[RunningProcess]:
-    process = start_core(stack_env)
+def gateway_port() -> int:
+    """Chosen before the core starts, so the core's checkout_url points at the real gateway."""
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+def core_process(stack_env: dict[str, str], gateway_port: int) -> Iterator[RunningProcess]:
+    base = f"http://127.0.0.1:{gateway_port}"
+    process = start_core({**stack_env, "CHECKOUT_BASE_URL": base, "PUBLIC_BASE_URL": base})
     try:
         yield process
     finally:
@@ -22,8 +29,10 @@ def core_process(stack_env: dict[str, str]) -> Iterator[RunningProcess]:
 
 
 @pytest.fixture(scope="session")
-def gateway_process(stack_env: dict[str, str], core_process: RunningProcess) -> Iterator[RunningProcess]:
-    process = start_gateway(stack_env, [core_process.address])
+def gateway_process(
+    stack_env: dict[str, str], core_process: RunningProcess, gateway_port: int
+) -> Iterator[RunningProcess]:
+    process = start_gateway(stack_env, [core_process.address], port=gateway_port)
     try:
         yield process
     finally:

@@ -1,4 +1,4 @@
-"""Starts the real core and gateway as subprocesses on free loopback ports, logging to files."""
+"""Starts the real core and gateway as subprocesses on free loopback ports, each logging to its own file."""
 
 from __future__ import annotations
 
@@ -9,23 +9,39 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import httpx
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 30.0
+LOG_TAIL_CHARS = 4000
+_log_dir: Path | None = None
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
+    """A loopback port free right now (the child binds it a moment later; a clash fails loudly)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
+def log_dir() -> Path:
+    """One directory per test session for every child's log, kept after the run for post-mortems."""
+    global _log_dir
+    if _log_dir is None:
+        _log_dir = Path(tempfile.mkdtemp(prefix="pc-test-processes-"))
+    return _log_dir
+
+
 @dataclass
 class RunningProcess:
+    """A started core or gateway: where it listens, its log, and how to stop it."""
+
     name: str
     process: subprocess.Popen[bytes]
     host: str
@@ -40,10 +56,21 @@ class RunningProcess:
     def base_url(self) -> str:
         return f"http://{self.address}"
 
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
     def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace")
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:
+        return self.log_text()[-chars:]
+
+    def is_running(self) -> bool:
+        return self.process.poll() is None
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> int:
+        """Send `sig`, wait up to `timeout`, then SIGKILL; returns the exit code (negative: a signal)."""
         if self.process.poll() is None:
             self.process.send_signal(sig)
             try:
@@ -51,64 +78,99 @@ class RunningProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        return self.process.returncode
+        return int(self.process.returncode)
 
-    def kill(self) -> None:
-        self.stop(signal.SIGKILL)
+    def kill(self) -> int:
+        return self.stop(signal.SIGKILL, timeout=10.0)
+
+    def __enter__(self) -> RunningProcess:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
 
-def _spawn(name: str, module: str, env: dict[str, str], port: int) -> RunningProcess:
-    log_path = Path(tempfile.mkdtemp(prefix=f"pc-{name}-")) / f"{name}.log"
-    pythonpath = os.pathsep.join([str(ROOT), str(ROOT / "protos")])
-    full_env = {**os.environ, **env, "PYTHONPATH": pythonpath}
+def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> RunningProcess:
+    log_path = log_dir() / f"{name}-{port}.log"
+    pythonpath = os.pathsep.join(
+        p for p in (str(ROOT), str(ROOT / "protos"), os.environ.get("PYTHONPATH")) if p
+    )
+    full_env = {**os.environ, **env, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1"}
     with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=full_env,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "-m", module],
+            cwd=ROOT,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     return RunningProcess(name, process, "127.0.0.1", port, log_path)
 
 
-def _wait(running: RunningProcess, ready: object) -> RunningProcess:
-    deadline = time.monotonic() + READY_TIMEOUT
+def wait_ready(
+    running: RunningProcess, ready: Callable[[], bool], timeout: float = READY_TIMEOUT
+) -> RunningProcess:
+    """Poll `ready` until it holds; a child that exits or stays unready fails with its log tail."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if running.process.poll() is not None:
-            raise RuntimeError(f"{running.name} exited early:\n{running.log_text()[-3000:]}")
-        if ready():  # type: ignore[operator]
+            raise RuntimeError(
+                f"{running.name} on {running.address} exited with code {running.process.returncode} "
+                f"before it was ready; log {running.log_path}:\n{running.log_tail()}"
+            )
+        if ready():
             return running
         time.sleep(0.1)
     running.kill()
-    raise RuntimeError(f"{running.name} not ready in {READY_TIMEOUT} s:\n{running.log_text()[-3000:]}")
+    raise RuntimeError(
+        f"{running.name} on {running.address} was not ready within {timeout:.0f} s; "
+        f"log {running.log_path}:\n{running.log_tail()}"
+    )
 
 
-def start_core(env: dict[str, str], port: int | None = None) -> RunningProcess:
-    port = port or free_port()
-    running = _spawn("core", "core_server", {**env, "CORE_GRPC_ADDR": f"127.0.0.1:{port}"}, port)
-
-    def ready() -> bool:
+def core_serving(address: str) -> bool:
+    """The core's standard gRPC health check answers SERVING."""
+    with grpc.insecure_channel(address) as channel:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.3):
-                return True
-        except OSError:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+        except grpc.RpcError:
             return False
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
-    return _wait(running, ready)
+
+def gateway_healthy(base_url: str) -> bool:
+    try:
+        return httpx.get(f"{base_url}/healthz", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
-def start_gateway(env: dict[str, str], core_addrs: list[str], port: int | None = None) -> RunningProcess:
+def start_core(
+    env_overrides: Mapping[str, str], port: int | None = None, timeout: float = READY_TIMEOUT
+) -> RunningProcess:
+    """`python -m core_server` on 127.0.0.1:`port` (a free one by default), ready when health says SERVING."""
     port = port or free_port()
-    gateway_env = {
-        **env,
+    running = _spawn("core", "core_server", {**env_overrides, "CORE_GRPC_ADDR": f"127.0.0.1:{port}"}, port)
+    return wait_ready(running, lambda: core_serving(running.address), timeout)
+
+
+def start_gateway(
+    env_overrides: Mapping[str, str],
+    core_addrs: Sequence[str],
+    port: int | None = None,
+    timeout: float = READY_TIMEOUT,
+) -> RunningProcess:
+    """`python -m http_gateway` balancing over `core_addrs`, ready when GET /healthz answers 200."""
+    port = port or free_port()
+    own = f"http://127.0.0.1:{port}"
+    env = {
+        "PUBLIC_BASE_URL": own,
+        "CHECKOUT_BASE_URL": own,
+        **env_overrides,
         "CORE_GRPC_ADDR": ",".join(core_addrs),
         "HTTP_HOST": "127.0.0.1",
         "HTTP_PORT": str(port),
-        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
-        "CHECKOUT_BASE_URL": f"http://127.0.0.1:{port}",
     }
-    running = _spawn("gateway", "http_gateway", gateway_env, port)
-
-    def ready() -> bool:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    return _wait(running, ready)
+    running = _spawn("gateway", "http_gateway", env, port)
+    return wait_ready(running, lambda: gateway_healthy(running.base_url), timeout)

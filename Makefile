@@ -58,6 +58,7 @@ stop:
 	@if [[ -x $(PY) ]]; then $(PY) scripts/dev_stack.py stop; else echo 'no venv: nothing to stop'; fi
 
 test: install
+	bash scripts/ensure_browser.sh
 	scripts/test.sh $(ARGS)
 
 unit-tests: install
@@ -67,6 +68,7 @@ integration-tests: install
 	scripts/test.sh tests/integration $(ARGS)
 
 e2e-tests: install
+	bash scripts/ensure_browser.sh
 	scripts/test.sh tests/e2e $(ARGS)
 
 clean: stop

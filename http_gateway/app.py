@@ -13,6 +13,7 @@ from http_gateway.config import Settings
 from http_gateway.errors import register_error_handlers
 from http_gateway.grpc_clients import CoreClients, open_core_clients
 from http_gateway.logging_setup import configure_logging, new_request_id, request_id_var
+from http_gateway.pages import checkout_pages
 from http_gateway.rate_limit import RateLimiter, connect_redis
 from http_gateway.routes import mount_routes
 from http_gateway.versions import HEADER as VERSION_HEADER
@@ -34,6 +35,7 @@ def create_app(
     register_error_handlers(app)
     _register_middleware(app)
     mount_routes(app)
+    app.blueprint(checkout_pages.blueprint())  # hosted checkout HTML: no-JS form post, CSS/JS assets
 
     async def open_connections(app: Sanic) -> None:
         # Inside the worker's event loop: grpc.aio channels and redis clients are bound to it.

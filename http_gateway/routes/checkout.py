@@ -1,4 +1,4 @@
-"""Public hosted-checkout JSON routes: page data, completion, cancel (no credentials)."""
+"""Public hosted-checkout routes: page data (JSON, or the HTML page for browsers), completion, cancel."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.admission import admit_public, check_idempotency, core_of, respond, rpc
+from http_gateway.errors import ApiError
+from http_gateway.pages import checkout_pages, rendering
 from http_gateway.serializers import checkout_page_json, checkout_result_json
 from http_gateway.validation import Field, validate_body, validate_fields
 
@@ -37,19 +39,29 @@ def prefers_html(request: Request) -> bool:
 
 
 def render_checkout_page_html(request: Request, page: checkout_pb2.CheckoutPage) -> HTTPResponse | None:
-    """Hook for the server-rendered payment page (next issue). None means: answer the JSON page data."""
-    return None
+    """The server-rendered payment page (http_gateway/pages); None would mean: answer the JSON page data."""
+    return checkout_pages.page_response(page)
 
 
 async def get_checkout_page(request: Request, charge_id: str) -> HTTPResponse:
-    await admit_public(request)
-    message = checkout_service_pb2.GetCheckoutPageRequest(charge_id=charge_id)
-    reply = await rpc(request, core_of(request).checkout.GetCheckoutPage, message, is_read=True)
-    if request.path.startswith("/checkout/") and prefers_html(request):
+    hosted = request.path.startswith("/checkout/")
+    browser = hosted and prefers_html(request)
+    try:
+        await admit_public(request)
+        message = checkout_service_pb2.GetCheckoutPageRequest(charge_id=charge_id)
+        reply = await rpc(request, core_of(request).checkout.GetCheckoutPage, message, is_read=True)
+    except ApiError as err:
+        if browser:  # a person gets a page, not an error envelope
+            return rendering.problem_page(err)
+        raise
+    if browser:
         page_html = render_checkout_page_html(request, reply.response.page)
         if page_html is not None:
             return page_html
-    return respond(reply, checkout_page_json(reply.response.page))
+    response = respond(reply, checkout_page_json(reply.response.page))
+    if hosted:
+        response.headers["Vary"] = "Accept"  # the same URL serves the HTML page to browsers
+    return response
 
 
 def _details(body: dict[str, Any]) -> dict[str, Any]:
@@ -75,11 +87,20 @@ async def complete_checkout(request: Request, charge_id: str) -> HTTPResponse:
 
 
 async def cancel_checkout(request: Request, charge_id: str) -> HTTPResponse:
-    await admit_public(request)
-    idempotency = await check_idempotency(request, checkout_scope(charge_id))
-    # Spec: "no body"; whatever a browser sends along is ignored rather than refused.
-    message = checkout_service_pb2.CancelCheckoutRequest(charge_id=charge_id, idempotency=idempotency)
-    reply = await rpc(request, core_of(request).checkout.CancelCheckout, message)
+    """JSON {redirectUrl}; a plain HTML form post (the no-JS page) is sent on with 303 instead."""
+    form_post = checkout_pages.is_form_post(request)
+    try:
+        await admit_public(request)
+        idempotency = await check_idempotency(request, checkout_scope(charge_id))
+        # Spec: "no body"; whatever a browser sends along is ignored rather than refused.
+        message = checkout_service_pb2.CancelCheckoutRequest(charge_id=charge_id, idempotency=idempotency)
+        reply = await rpc(request, core_of(request).checkout.CancelCheckout, message)
+    except ApiError as err:
+        if form_post:
+            return rendering.problem_page(err)
+        raise
+    if form_post:
+        return rendering.see_other(reply.response.redirect_url)
     return respond(reply, {"redirectUrl": reply.response.redirect_url})
 
 

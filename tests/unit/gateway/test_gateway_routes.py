@@ -64,5 +64,6 @@ def test_health_and_nothing_unexpected(routes):
         | {(m, pre + p) for m, p in MERCHANT_ROUTES for pre in ("api/v1/", "connect/v1/", "v1/")}
         | {(m, pre + p) for m, p in CHECKOUT_ROUTES for pre in ("", "api/v1/")}
         | {("GET", "healthz")}
+        | {("POST", "checkout/<charge_id:str>"), ("GET", "checkout-assets/<name:str>")}
     )
     assert routes - {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS")} == expected

@@ -1,0 +1,1 @@
+"""Server-rendered hosted checkout pages (HTML, templates, static assets); presentation only."""

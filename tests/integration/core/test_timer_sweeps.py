@@ -68,3 +68,17 @@ async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(core: Cor
         rows = await (await conn.execute(
             "SELECT type FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))).fetchall()
     assert [r["type"] for r in rows] == ["charge.created", "charge.completed"]
+
+
+async def test_dispute_writes_its_event_with_the_state(core: Core) -> None:
+    from tests.integration.core.factories import captured_charge, render_nothing
+
+    owner = await new_owner(core)
+    charge = await captured_charge(core, owner)
+    await core.charges.open_dispute(owner, charge.id, None, render_nothing)
+    async with core.pool.connection() as conn:
+        rows = await (await conn.execute(
+            "SELECT type, payload FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))).fetchall()
+    assert [r["type"] for r in rows] == ["charge.created", "charge.completed", "charge.disputed"]
+    disputed = rows[-1]["payload"]["data"]["object"]
+    assert disputed["status"] == "disputed" and disputed["dispute"]["fee"] == 1500

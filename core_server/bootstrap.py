@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import redis.asyncio as aioredis
 from psycopg_pool import AsyncConnectionPool
@@ -16,22 +17,32 @@ from core_server.application.charge_actor import ChargeActor, ChargeActorDeps
 from core_server.application.charges import ChargeService
 from core_server.application.checkout import CheckoutService
 from core_server.application.clocks import SingleClock, SystemClock
+from core_server.application.events import EventService
 from core_server.application.idempotency import IdempotentRunner
 from core_server.application.merchants import MerchantService
 from core_server.application.ports import Clock
 from core_server.application.timer_sweep import TimerSweep
+from core_server.application.webhook_dispatcher import WebhookDispatcher
+from core_server.application.webhooks import WebhookEndpointService
 from core_server.config import Settings
 from core_server.locking.redis_lease import RedisLeaseFactory
 from core_server.processors.live_processor import UnconfiguredLiveProcessor
 from core_server.processors.routing import EnvironmentProcessors
 from core_server.processors.sandbox_processor import SandboxProcessor
+from core_server.security.secret_box import SecretBox
 from core_server.security.tokens import JwtIssuer
+from core_server.senders.host_resolver import SystemHostResolver
+from core_server.senders.webhook_sender import HttpWebhookSender
 from core_server.storage.api_key_repository import PgApiKeyRepository
 from core_server.storage.charge_repository import PgChargeRepository
+from core_server.storage.delivery_queue import PgDeliveryQueue
+from core_server.storage.delivery_wakeups import PgNotifyWakeups
+from core_server.storage.event_repository import PgEventRepository
 from core_server.storage.idempotency_store import PgIdempotencyStore
 from core_server.storage.merchant_repository import PgMerchantRepository
 from core_server.storage.migrate import apply_migrations
 from core_server.storage.pool import open_pool
+from core_server.storage.webhook_endpoint_repository import PgWebhookEndpointRepository
 
 logger = logging.getLogger(__name__)
 
@@ -51,10 +62,15 @@ class Core:
     runner: IdempotentRunner
     expiration: TimerSweep
     authorizations: TimerSweep
+    webhooks: WebhookEndpointService
+    events: EventService
+    dispatcher: WebhookDispatcher
+    webhook_sender: HttpWebhookSender
     extras: dict[str, object] = field(default_factory=dict)
 
     async def close(self, grace: float = 5.0) -> None:
         await self.charge_actors.stop_all(grace)
+        await self.webhook_sender.close()
         await self.redis.aclose()
         await self.pool.close()
 
@@ -91,6 +107,18 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         idle_timeout=settings.actor_idle_seconds,
         name="charge",
     )
+    sealer = SecretBox(derive_key(settings.data_encryption_key, "webhook-secret"))
+    resolver = SystemHostResolver()
+    deliveries = PgDeliveryQueue(pool)
+    sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
+    dispatcher = WebhookDispatcher(
+        deliveries, sender, resolver, sealer, clocks, PgNotifyWakeups(settings.database_url),
+        concurrency=settings.webhook_concurrency,
+        per_endpoint=settings.webhook_endpoint_concurrency,
+        timeout=settings.webhook_timeout_seconds,
+        lease=timedelta(seconds=settings.webhook_lease_seconds),
+        poll_interval=settings.webhook_poll_seconds,
+    )
     return Core(
         settings=settings,
         pool=pool,
@@ -111,4 +139,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             "async-authorizations", charge_repo.due_authorizations, charge_actors, clocks, leases,
             ask_timeout=settings.ask_timeout_seconds, interval=settings.authorization_interval_seconds,
         ),
+        webhooks=WebhookEndpointService(
+            PgWebhookEndpointRepository(pool), deliveries, sealer, resolver, clocks
+        ),
+        events=EventService(PgEventRepository(pool), clocks),
+        dispatcher=dispatcher,
+        webhook_sender=sender,
     )

@@ -30,6 +30,18 @@ class Settings:
     db_pool_max: int
     auth_token: str | None
     process_name: str
+    webhook_concurrency: int = 32
+    webhook_endpoint_concurrency: int = 8
+    webhook_timeout_seconds: float = 10.0
+    webhook_lease_seconds: float = 60.0
+    webhook_poll_seconds: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.webhook_concurrency < 1 or self.webhook_endpoint_concurrency < 1:
+            raise ConfigError("WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1")
+        if self.webhook_lease_seconds <= self.webhook_timeout_seconds:
+            # A lease shorter than an attempt would let a second core send the same pair meanwhile.
+            raise ConfigError("WEBHOOK_LEASE_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -69,4 +81,10 @@ class Settings:
             db_pool_max=int(e.get("DB_POOL_MAX", "20")),
             auth_token=e.get("CORE_AUTH_TOKEN") or None,
             process_name=f"core-{socket.gethostname()}-{os.getpid()}",
+            # Delivery tuning: the spec fixes the 10 s time-out; tests shorten it for hanging receivers.
+            webhook_concurrency=int(e.get("WEBHOOK_CONCURRENCY", "32")),
+            webhook_endpoint_concurrency=int(e.get("WEBHOOK_ENDPOINT_CONCURRENCY", "8")),
+            webhook_timeout_seconds=float(e.get("WEBHOOK_TIMEOUT_SECONDS", "10")),
+            webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
+            webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
         )

@@ -18,6 +18,8 @@ from connect.v1 import (
     idempotency_service_pb2_grpc,
     merchant_service_pb2,
     merchant_service_pb2_grpc,
+    webhook_service_pb2,
+    webhook_service_pb2_grpc,
 )
 from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -32,6 +34,7 @@ from core_server.transport.servicers.charge_servicer import ChargeServicer
 from core_server.transport.servicers.checkout_servicer import CheckoutServicer
 from core_server.transport.servicers.idempotency_servicer import IdempotencyServicer
 from core_server.transport.servicers.merchant_servicer import MerchantServicer
+from core_server.transport.servicers.webhook_servicer import WebhookServicer
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +45,7 @@ SERVICE_NAMES = (
     merchant_service_pb2.DESCRIPTOR.services_by_name["MerchantService"].full_name,
     api_key_service_pb2.DESCRIPTOR.services_by_name["ApiKeyService"].full_name,
     idempotency_service_pb2.DESCRIPTOR.services_by_name["IdempotencyService"].full_name,
+    webhook_service_pb2.DESCRIPTOR.services_by_name["WebhookService"].full_name,
 )
 
 
@@ -56,6 +60,9 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
     )
     api_key_service_pb2_grpc.add_ApiKeyServiceServicer_to_server(ApiKeyServicer(core.api_keys, core.runner), server)
     idempotency_service_pb2_grpc.add_IdempotencyServiceServicer_to_server(IdempotencyServicer(core.runner), server)
+    webhook_service_pb2_grpc.add_WebhookServiceServicer_to_server(
+        WebhookServicer(core.webhooks, core.events, core.runner), server
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -73,6 +80,7 @@ async def serve(settings: Settings) -> None:
         asyncio.create_task(core.expiration.run_forever(), name="expiration-sweep"),
         asyncio.create_task(core.authorizations.run_forever(), name="authorization-sweep"),
         asyncio.create_task(watch_health(core, health_servicer, SERVICE_NAMES), name="health-watch"),
+        asyncio.create_task(core.dispatcher.run_forever(), name="webhook-dispatcher"),
     ]
     logger.info("core listening on %s", settings.grpc_addr)
 

@@ -43,6 +43,10 @@ def new_event_id() -> str:
     return new_id("evt_", 24)
 
 
+def new_webhook_delivery_id() -> str:
+    return new_id("whd_", 24)
+
+
 def new_merchant_id() -> str:
     return new_id("acct_", 24)
 

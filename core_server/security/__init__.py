@@ -1,1 +1,1 @@
-"""Credentials the core issues: merchant JWTs."""
+"""Credentials the core issues (merchant JWTs) and the sealing of secrets it keeps at rest."""

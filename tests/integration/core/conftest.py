@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -17,10 +18,14 @@ from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
 from core_server.storage.migrate import apply_migrations
 from core_server.storage.pool import open_pool
+from tests.support.services import create_test_database, drop_test_database
 
 pytestmark = pytest.mark.integration
 
-TABLES = "events, refunds, disputes, charges, api_keys, merchants, idempotency_keys"
+TABLES = (
+    "webhook_attempts, webhook_deliveries, webhook_endpoints, events, refunds, disputes, charges, api_keys, "
+    "merchants, idempotency_keys"
+)
 
 
 @pytest.fixture
@@ -72,6 +77,53 @@ async def make_core(settings: Settings, clock: SettableClock) -> Core:
 @pytest.fixture
 async def core(core_settings: Settings, clock: SettableClock, pg_pool: AsyncConnectionPool) -> AsyncIterator[Core]:
     built = await make_core(core_settings, clock)
+    try:
+        yield built
+    finally:
+        await built.close()
+
+
+@pytest.fixture(scope="module")
+def isolated_database_url(services: dict[str, str]) -> Iterator[str]:
+    """A database of this module alone: no core process of the session (whose webhook dispatcher
+    would deliver these events on its own clock) ever connects to it."""
+    dsn = create_test_database(services["DATABASE_URL"])
+    try:
+        yield dsn
+    finally:
+        drop_test_database(services["DATABASE_URL"], dsn)
+
+
+@pytest.fixture
+async def isolated_pool(isolated_database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    pool = await open_pool(isolated_database_url, min_size=1, max_size=10)
+    await apply_migrations(pool)
+    try:
+        yield pool
+    finally:
+        async with pool.connection() as conn:
+            await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
+        await pool.close()
+
+
+@pytest.fixture
+def isolated_settings(core_settings: Settings, isolated_database_url: str) -> Settings:
+    """Short webhook time-outs, so hanging receivers cost a second, not ten."""
+    return dataclasses.replace(
+        core_settings,
+        database_url=isolated_database_url,
+        webhook_timeout_seconds=1.0,
+        webhook_lease_seconds=30.0,
+        webhook_concurrency=8,
+        webhook_endpoint_concurrency=4,
+    )
+
+
+@pytest.fixture
+async def isolated_core(
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: AsyncConnectionPool
+) -> AsyncIterator[Core]:
+    built = await make_core(isolated_settings, clock)
     try:
         yield built
     finally:

@@ -1,0 +1,231 @@
+"""WebhookDispatcher: claims due deliveries, signs and sends them with bounded concurrency, records each.
+
+Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once
+(`locked_until`, `claim_token`), then the POST happens outside any transaction, then the attempt is
+recorded in its own transaction, fenced by the claim token. The lease is longer than the whole
+attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event, endpoint) pair is in flight at
+one worker at a time; a worker that dies mid-attempt leaves a lease that lapses, and another worker
+retries the pair (deliveries are at-least-once; receivers deduplicate by the event id).
+
+A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
+`concurrency` attempts run per process, and at most `per_endpoint` of them for one endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import Counter
+from datetime import timedelta
+
+from core_server.application.ports import Clocks
+from core_server.application.webhook_ports import (
+    ClaimedDelivery,
+    DeliveryQueue,
+    HostResolver,
+    SecretSealer,
+    SendResult,
+    WakeupSource,
+    WebhookSender,
+)
+from core_server.domain.errors import ParameterInvalid
+from core_server.domain.events import event_body
+from core_server.domain.webhook_delivery import DeliveryAttempt
+from core_server.domain.webhook_schedule import (
+    DELIVERY_TIMEOUT_SECONDS,
+    is_success,
+    next_attempt_after_failure,
+)
+from core_server.domain.webhook_signature import HEADER as SIGNATURE_HEADER
+from core_server.domain.webhook_signature import signature_header
+from core_server.domain.webhook_url import parse_webhook_url, refusal_reason
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE_SECONDS = 3.0
+ANNOUNCE_INTERVAL_SECONDS = 1.0
+
+class WebhookDispatcher:
+    def __init__(
+        self,
+        queue: DeliveryQueue,
+        sender: WebhookSender,
+        resolver: HostResolver,
+        sealer: SecretSealer,
+        clocks: Clocks,
+        wakeups: WakeupSource | None = None,
+        *,
+        concurrency: int = 32,
+        per_endpoint: int = 8,
+        timeout: float = DELIVERY_TIMEOUT_SECONDS,
+        lease: timedelta = timedelta(seconds=60),
+        poll_interval: float = 5.0,
+    ) -> None:
+        if lease.total_seconds() <= timeout:
+            raise ValueError("the claim lease must outlast an attempt, or two workers could send one pair")
+        self._queue = queue
+        self._sender = sender
+        self._resolver = resolver
+        self._sealer = sealer
+        self._clocks = clocks
+        self._wakeups = wakeups
+        self._concurrency = concurrency
+        self._per_endpoint = per_endpoint
+        self._timeout = timeout
+        self._lease = lease
+        self.poll_interval = poll_interval
+        self._inflight: dict[str, str] = {}  # delivery id -> endpoint id, attempts running in this process
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self.attempts_made = 0
+        self._announced_at = float("-inf")
+
+    async def run_once(self) -> int:
+        """Claims what fits into the free slots, makes those attempts and records them; returns how many."""
+        claimed = await self._claim()
+        await asyncio.gather(*(self._deliver(c) for c in claimed))
+        return len(claimed)
+
+    async def drain(self) -> int:
+        """run_once until nothing is due (tests drive time with a settable clock instead of sleeping)."""
+        total = 0
+        while made := await self.run_once():
+            total += made
+        return total
+
+    async def run_forever(self) -> None:
+        if self._wakeups is not None:
+            await self._wakeups.start(self._wake.set)
+        try:
+            while True:
+                # Cleared before the claim: a NOTIFY or a finished attempt during the claim wakes us again.
+                self._wake.clear()
+                free = self._concurrency - len(self._inflight)
+                claimed = []
+                if free > 0:
+                    try:
+                        claimed = await self._claim()
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:  # noqa: BLE001 - the database may be down; poll again later
+                        logger.exception("claiming webhook deliveries failed")
+                for delivery in claimed:
+                    name = f"webhook-{delivery.delivery_id}"
+                    task = asyncio.create_task(self._deliver(delivery), name=name)
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+                if free > 0 and len(claimed) == free:
+                    continue  # every free slot was filled: more may be due right now
+                # Sleeps until a NOTIFY, a finished attempt (a slot or an endpoint quota freed), or the poll.
+                try:
+                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                except TimeoutError:
+                    pass
+        finally:
+            # Shutdown: attempts in flight get a moment to finish and be recorded; whatever is cut off
+            # keeps its lease and is sent again by any core once the lease lapses (at-least-once).
+            if self._tasks:
+                await asyncio.wait(set(self._tasks), timeout=min(self._timeout, SHUTDOWN_GRACE_SECONDS))
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._wakeups is not None:
+                await self._wakeups.close()
+
+    async def _claim(self) -> list[ClaimedDelivery]:
+        free = self._concurrency - len(self._inflight)
+        if free <= 0:
+            return []
+        now = self._clocks.system().now()
+        busy = Counter(self._inflight.values())
+        saturated = [endpoint for endpoint, n in busy.items() if n >= self._per_endpoint]
+        # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot change.
+        claimed = await self._queue.claim(
+            now, now + self._lease, free, per_endpoint=self._per_endpoint, skip_endpoints=saturated,
+            token=uuid.uuid4().hex,
+        )
+        for delivery in claimed:
+            self._inflight[delivery.delivery_id] = delivery.endpoint_id
+        capped = Counter(d.endpoint_id for d in claimed)
+        more_due = bool(claimed) and (len(claimed) == free or max(capped.values()) >= self._per_endpoint)
+        loop_time = asyncio.get_running_loop().time()
+        if more_due and loop_time - self._announced_at >= ANNOUNCE_INTERVAL_SECONDS:
+            # More may be due than this process takes: wake the other cores to claim their share. Once
+            # a second is enough, since a woken core keeps claiming as its own attempts finish.
+            self._announced_at = loop_time
+            try:
+                await self._queue.announce()
+            except Exception as exc:  # noqa: BLE001 - only an optimisation; the claimed rows must still go
+                logger.warning("could not wake the other dispatchers: %s", type(exc).__name__)
+        return claimed
+
+    async def _deliver(self, claimed: ClaimedDelivery) -> None:
+        try:
+            clock = self._clocks.system()
+            attempted_at = clock.now()
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            try:
+                result = await self._attempt(claimed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure is a failed attempt, recorded as such
+                logger.exception("webhook attempt %s failed unexpectedly", claimed.delivery_id)
+                result = SendResult(None, f"internal error ({type(exc).__name__})")
+            latency_ms = int((loop.time() - started) * 1000)
+            self.attempts_made += 1
+            succeeded = is_success(result.status_code)
+            error = result.error
+            if error is None and not succeeded:
+                error = f"HTTP {result.status_code} is not a 2xx answer"
+            attempt = DeliveryAttempt(attempted_at, result.status_code, latency_ms, error, succeeded)
+            retry_at = None
+            if not succeeded:
+                retry_at = next_attempt_after_failure(claimed.attempt_count + 1, clock.now())
+            # Ids, status and timing only: errors may quote the merchant's URL, which stays in their records.
+            logger.info(
+                "webhook %s to %s: %s in %d ms",
+                claimed.event_id, claimed.endpoint_id, result.status_code or "no answer", latency_ms,
+            )
+            try:
+                # Awaits the record transaction; if it fails, the lease lapses and the pair is tried again.
+                await self._queue.record(claimed, attempt, retry_at)
+            except Exception:  # noqa: BLE001
+                logger.exception("recording webhook attempt %s failed", claimed.delivery_id)
+        finally:
+            self._inflight.pop(claimed.delivery_id, None)
+            self._wake.set()
+
+    async def _attempt(self, claimed: ClaimedDelivery) -> SendResult:
+        try:
+            target = parse_webhook_url(claimed.url, claimed.environment)
+        except ParameterInvalid as exc:
+            return SendResult(None, f"endpoint URL refused: {exc.message}")
+        # The secret is opened only for signing and never logged.
+        secret = self._sealer.open(claimed.sealed_secret, claimed.endpoint_id)
+        body = event_body(claimed.payload)
+        timestamp = int(self._clocks.system().now().timestamp())
+        headers = {
+            "Content-Type": "application/json; charset=utf-8",
+            SIGNATURE_HEADER: signature_header(body, secret, timestamp),
+        }
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                # Resolves and checks the host on every attempt (SSRF), then connects to that address.
+                addresses = [target.host] if target.ip_literal else await self._resolver.resolve(
+                    target.host, target.port
+                )
+                if not addresses:
+                    return SendResult(None, "endpoint host did not resolve")
+                for address in addresses:
+                    reason = refusal_reason(address, claimed.environment)
+                    if reason:
+                        return SendResult(None, f"endpoint host {reason}")
+                return await self._sender.send(
+                    target, addresses[0], body, headers, max(deadline - loop.time(), 0.01)
+                )
+        except TimeoutError:
+            return SendResult(None, f"no answer within {self._timeout:g} s")

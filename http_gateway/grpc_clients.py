@@ -18,6 +18,7 @@ from connect.v1 import (
     checkout_service_pb2_grpc,
     idempotency_service_pb2_grpc,
     merchant_service_pb2_grpc,
+    webhook_service_pb2_grpc,
 )
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -45,6 +46,7 @@ class CoreClients:
     checkout: Any
     idempotency: Any
     health: Any
+    webhooks: Any = None
     channel: grpc.aio.Channel | None = None
 
     async def close(self) -> None:
@@ -68,6 +70,7 @@ def open_core_clients(settings: Settings) -> CoreClients:
         checkout=checkout_service_pb2_grpc.CheckoutServiceStub(channel),
         idempotency=idempotency_service_pb2_grpc.IdempotencyServiceStub(channel),
         health=health_pb2_grpc.HealthStub(channel),
+        webhooks=webhook_service_pb2_grpc.WebhookServiceStub(channel),
         channel=channel,
     )
 

@@ -16,9 +16,10 @@ from sanic import Request
 from http_gateway.config import REQUEST_MAX_SIZE
 from http_gateway.errors import ApiError
 
-Kind = Literal["int", "int32", "str", "bool", "metadata", "object"]
+Kind = Literal["int", "int32", "str", "bool", "metadata", "object", "strings"]
 
 MAX_STRING_LENGTH = 5000
+MAX_LIST_LENGTH = 100
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _INTEGER_TEXT = re.compile(r"-?[0-9]{1,20}")
@@ -113,6 +114,11 @@ def check_value(value: Any, kind: Kind, param: str) -> Any:
                 raise ApiError.invalid(f"{param}[{key}]", f"Invalid value: {param}[{key}] must be a string.")
             check_string(item, f"{param}[{key}]")
         return dict(value)
+    if kind == "strings":
+        if not isinstance(value, list) or len(value) > MAX_LIST_LENGTH:
+            message = f"Invalid array: {param} must be an array of at most {MAX_LIST_LENGTH} strings."
+            raise ApiError.invalid(param, message)
+        return [check_string(item, param) for item in value]
     if kind == "object":
         if not isinstance(value, dict):
             raise ApiError.invalid(param, f"Invalid object: {param} must be a JSON object.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sanic import Blueprint, Sanic
 
-from http_gateway.routes import charges, checkout, health, keys, merchants, test_helpers
+from http_gateway.routes import charges, checkout, events, health, keys, merchants, test_helpers, webhooks
 
 # (name, version_prefix, url_prefix): /api/v1/connect/…, /connect/v1/…, /v1/… answer identically.
 API_STYLES: tuple[tuple[str, str, str | None], ...] = (
@@ -16,7 +16,13 @@ API_STYLES: tuple[tuple[str, str, str | None], ...] = (
 
 def api_blueprints() -> tuple[Blueprint, ...]:
     """Merchant operations (API key or dashboard JWT)."""
-    return (charges.blueprint(), keys.blueprint(), test_helpers.blueprint())
+    return (
+        charges.blueprint(),
+        keys.blueprint(),
+        test_helpers.blueprint(),
+        webhooks.blueprint(),
+        events.blueprint(),
+    )
 
 
 def mount_routes(app: Sanic) -> None:

@@ -130,6 +130,7 @@ def fake_core() -> CoreClients:
         checkout=FakeStub(),
         idempotency=FakeStub(),
         health=FakeStub(),
+        webhooks=FakeStub(),
     )
     serving = health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
     core.health.Check.by_default(serving)

@@ -19,12 +19,26 @@ API_ROUTES = {
     ("POST", "keys"),
     ("GET", "keys"),
     ("DELETE", "keys/<key_id:str>"),
+    ("POST", "webhooks"),
+    ("GET", "webhooks"),
+    ("GET", "webhooks/<endpoint_id:str>"),
+    ("PATCH", "webhooks/<endpoint_id:str>"),
+    ("DELETE", "webhooks/<endpoint_id:str>"),
+    ("GET", "webhooks/<endpoint_id:str>/deliveries"),
+    ("GET", "events"),
+    ("GET", "events/<event_id:str>"),
+    ("POST", "events/<event_id:str>/resend"),
 }
 MERCHANT_ROUTES = {
     ("POST", "merchants"),
     ("POST", "auth/token"),
     ("GET", "merchants/me"),
     ("PATCH", "merchants/me"),
+}
+# The hosted checkout HTML pages (http_gateway/pages): the no-JS form post and the page assets.
+PAGE_ROUTES = {
+    ("POST", "checkout/<charge_id:str>"),
+    ("GET", "checkout-assets/<name:str>"),
 }
 CHECKOUT_ROUTES = {
     ("GET", "checkout/<charge_id:str>"),
@@ -63,7 +77,7 @@ def test_health_and_nothing_unexpected(routes):
         {(m, pre + p) for m, p in API_ROUTES for pre in ("api/v1/connect/", "connect/v1/", "v1/")}
         | {(m, pre + p) for m, p in MERCHANT_ROUTES for pre in ("api/v1/", "connect/v1/", "v1/")}
         | {(m, pre + p) for m, p in CHECKOUT_ROUTES for pre in ("", "api/v1/")}
+        | PAGE_ROUTES
         | {("GET", "healthz")}
-        | {("POST", "checkout/<charge_id:str>"), ("GET", "checkout-assets/<name:str>")}
     )
     assert routes - {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS")} == expected

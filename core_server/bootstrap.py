@@ -66,6 +66,7 @@ class Core:
     events: EventService
     dispatcher: WebhookDispatcher
     webhook_sender: HttpWebhookSender
+    deliveries: PgDeliveryQueue
     extras: dict[str, object] = field(default_factory=dict)
 
     async def close(self, grace: float = 5.0) -> None:
@@ -145,4 +146,5 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         events=EventService(PgEventRepository(pool), clocks),
         dispatcher=dispatcher,
         webhook_sender=sender,
+        deliveries=deliveries,
     )

@@ -35,6 +35,7 @@ class Settings:
     webhook_timeout_seconds: float = 10.0
     webhook_lease_seconds: float = 60.0
     webhook_poll_seconds: float = 5.0
+    metrics_addr: str | None = None
 
     def __post_init__(self) -> None:
         if self.webhook_concurrency < 1 or self.webhook_endpoint_concurrency < 1:
@@ -87,4 +88,19 @@ class Settings:
             webhook_timeout_seconds=float(e.get("WEBHOOK_TIMEOUT_SECONDS", "10")),
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
+            metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
         )
+
+
+def _metrics_addr(configured: str, grpc_addr: str) -> str | None:
+    """CORE_METRICS_ADDR, "off" for none; by default the gRPC port + 1000, so `make cluster` cores never clash."""
+    value = configured.strip()
+    if value.lower() == "off":
+        return None
+    if value:
+        return value
+    host, _, port = grpc_addr.rpartition(":")
+    metrics_port = int(port) + 1000
+    if metrics_port > 65535:
+        raise ConfigError(f"set CORE_METRICS_ADDR: the default (gRPC port + 1000) is {metrics_port}")
+    return f"{host.strip('[]') or '127.0.0.1'}:{metrics_port}"

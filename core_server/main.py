@@ -28,6 +28,7 @@ from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
 from core_server.health_watch import watch_health
 from core_server.logging_setup import configure_logging
+from core_server.metrics import sample_queue_depth, serve_metrics, track_active_actors
 from core_server.transport.interceptors import AuthTokenInterceptor
 from core_server.transport.servicers.api_key_servicer import ApiKeyServicer
 from core_server.transport.servicers.charge_servicer import ChargeServicer
@@ -76,7 +77,10 @@ async def serve(settings: Settings) -> None:
     if port == 0:
         raise RuntimeError(f"cannot bind {settings.grpc_addr}")
     await server.start()
+    metrics_server = serve_metrics(settings.metrics_addr)
+    track_active_actors(core.charge_actors.name, lambda: core.charge_actors.active_count)
     jobs = [
+        asyncio.create_task(sample_queue_depth(core.deliveries.pending_count), name="metrics-sampler"),
         asyncio.create_task(core.expiration.run_forever(), name="expiration-sweep"),
         asyncio.create_task(core.authorizations.run_forever(), name="authorization-sweep"),
         asyncio.create_task(watch_health(core, health_servicer, SERVICE_NAMES), name="health-watch"),
@@ -98,6 +102,8 @@ async def serve(settings: Settings) -> None:
     await server.stop(SHUTDOWN_GRACE_SECONDS)
     await asyncio.gather(*jobs, return_exceptions=True)
     await core.close()
+    if metrics_server is not None:
+        metrics_server.shutdown()
     logger.info("core stopped")
 
 

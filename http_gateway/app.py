@@ -13,6 +13,7 @@ from http_gateway.config import Settings
 from http_gateway.errors import register_error_handlers
 from http_gateway.grpc_clients import CoreClients, open_core_clients
 from http_gateway.logging_setup import configure_logging, new_request_id, request_id_var
+from http_gateway.metrics import observe_request
 from http_gateway.pages import checkout_pages
 from http_gateway.rate_limit import RateLimiter, connect_redis
 from http_gateway.routes import mount_routes
@@ -81,13 +82,16 @@ def _register_middleware(app: Sanic) -> None:
         if version is not None:
             response.headers[VERSION_HEADER] = version
         started = getattr(request.ctx, "started", None)
+        elapsed = time.monotonic() - started if started else None
+        route = request.route.path if request.route is not None else None
+        observe_request(route, request.method, response.status, elapsed)
         logger.info(
             "request",
             extra={
                 "method": request.method,
                 "path": request.path,  # never the query string or headers: they may hold credentials
                 "status": response.status,
-                "duration_ms": round((time.monotonic() - started) * 1000, 1) if started else None,
+                "duration_ms": round(elapsed * 1000, 1) if elapsed is not None else None,
             },
         )
 

@@ -233,7 +233,11 @@ def banner(children: Sequence[Child], env: Mapping[str, str], started: Sequence[
     for child in children:
         spec = child.spec
         scheme = "https" if env.get("TLS_CERT_FILE") else "http"
-        where = f"{scheme}://{spec.address}" if spec.kind == "gateway" else f"gRPC {spec.address}"
+        if spec.kind == "gateway":
+            where = f"{scheme}://{spec.address}  (metrics: /metrics)"
+        else:
+            host, port = _split(spec.address)
+            where = f"gRPC {spec.address}  (metrics: http://{host}:{port + 1000}/metrics)"
         lines.append(f"  {spec.name:<11} {where}")
     for key, label in (("DATABASE_URL", "postgres"), ("REDIS_URL", "redis")):
         if key not in env:

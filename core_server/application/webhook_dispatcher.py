@@ -38,6 +38,7 @@ from core_server.domain.webhook_schedule import (
     next_attempt_after_failure,
 )
 from core_server.domain.webhook_signature import HEADER as SIGNATURE_HEADER
+from core_server.metrics import WEBHOOK_ATTEMPTS
 from core_server.domain.webhook_signature import signature_header
 from core_server.domain.webhook_url import parse_webhook_url, refusal_reason
 
@@ -176,6 +177,7 @@ class WebhookDispatcher:
             latency_ms = int((loop.time() - started) * 1000)
             self.attempts_made += 1
             succeeded = is_success(result.status_code)
+            WEBHOOK_ATTEMPTS.labels("succeeded" if succeeded else "failed").inc()
             error = result.error
             if error is None and not succeeded:
                 error = f"HTTP {result.status_code} is not a 2xx answer"

@@ -14,6 +14,8 @@ import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from core_server.metrics import LEASE_CONTENDED, LEASE_WAIT_SECONDS
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -84,15 +86,20 @@ class RedisLease:
     async def acquire(self, wait_s: float) -> bool:
         """SET NX PX, polled with jittered backoff (5–50 ms) until `wait_s` has passed; at least one try."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(wait_s, 0.0)
+        started = loop.time()
+        deadline = started + max(wait_s, 0.0)
         attempt = 0
         while True:
             # await: another process may take or release the key at any moment; SET NX decides atomically.
             taken = await self._bounded(self._redis.set(self.key, self.token, nx=True, px=self.ttl_ms))
             if taken:
+                LEASE_WAIT_SECONDS.labels("acquired").observe(loop.time() - started)
                 return True
+            if attempt == 0:
+                LEASE_CONTENDED.inc()
             remaining = deadline - loop.time()
             if remaining <= 0:
+                LEASE_WAIT_SECONDS.labels("timed_out").observe(loop.time() - started)
                 return False
             cap = min(_BACKOFF_MAX_S, _BACKOFF_MIN_S * (2**attempt))
             attempt += 1

@@ -23,6 +23,7 @@ from core_server.storage.delivery_rows import (
 from core_server.storage.errors import wraps_psycopg_errors
 from core_server.storage.outbox import DELIVERY_CHANNEL
 
+_PENDING_COUNT = "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'"
 _DUE = """d.status = 'pending' AND d.next_attempt_at <= %(now)s
           AND (d.locked_until IS NULL OR d.locked_until <= %(now)s)"""
 # The oldest due deliveries, at most `per_endpoint` from any one endpoint, so a backlog for one slow
@@ -125,6 +126,13 @@ class PgDeliveryQueue:
             )
             for row in rows
         ]
+
+    @wraps_psycopg_errors
+    async def pending_count(self) -> int:
+        """Deliveries not yet settled, due or waiting for a retry: the queue depth operators watch."""
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_PENDING_COUNT)).fetchone()
+        return int(row["n"]) if row else 0
 
     @wraps_psycopg_errors
     async def announce(self) -> None:

@@ -20,8 +20,9 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from core_server.actors import ActorStopped, EntityBusy, LeaseLost
-from core_server.application.idempotency import Replay
+from core_server.application.idempotency import Replay, ReplayedError
 from core_server.domain.errors import DomainError, StateConflict
+from core_server.metrics import IDEMPOTENT_REPLAYS, RPC_SECONDS
 from core_server.storage.errors import StaleFence, StorageUnavailable
 from core_server.transport.request_context import request_id_var
 
@@ -84,9 +85,13 @@ def rpc(method: Method[R]) -> Method[R]:
             failure: tuple[grpc.StatusCode, str, bytes | None]
             try:
                 response = await method(self, request, context)
-                logger.info("rpc %s OK %.1fms", method.__name__, (time.perf_counter() - started) * 1000)
+                elapsed = time.perf_counter() - started
+                RPC_SECONDS.labels(method.__name__, "OK").observe(elapsed)
+                logger.info("rpc %s OK %.1fms", method.__name__, elapsed * 1000)
                 return response
             except DomainError as exc:
+                if isinstance(exc, ReplayedError):
+                    IDEMPOTENT_REPLAYS.inc()
                 code, details = domain_status(exc)
                 failure = (code, exc.message, details)
             except EntityBusy:
@@ -100,7 +105,9 @@ def rpc(method: Method[R]) -> Method[R]:
                 logger.exception("%s failed", method.__name__)
                 failure = (grpc.StatusCode.INTERNAL, "Internal error.", None)
             code, message, details = failure
-            logger.info("rpc %s %s %.1fms", method.__name__, code.name, (time.perf_counter() - started) * 1000)
+            elapsed = time.perf_counter() - started
+            RPC_SECONDS.labels(method.__name__, code.name).observe(elapsed)
+            logger.info("rpc %s %s %.1fms", method.__name__, code.name, elapsed * 1000)
             trailing = ((DETAILS_KEY, details),) if details is not None else ()
             await context.abort(code, message, trailing_metadata=trailing)
             raise AssertionError("unreachable: abort raises")
@@ -122,6 +129,7 @@ def answer(
 ) -> R:
     """The response for a fresh result, or the stored bytes of a replayed one (marked for the gateway)."""
     if isinstance(result, Replay):
+        IDEMPOTENT_REPLAYS.inc()
         mark_replayed(context)
         return response_type.FromString(result.response)  # type: ignore[no-any-return]
     return build(result)

@@ -1,4 +1,5 @@
-"""GET /healthz: 200 when the core and Redis both answer, 503 otherwise (for load balancers)."""
+"""Operational routes: GET /healthz (200 when the core and Redis both answer, 503 otherwise, for load
+balancers) and GET /metrics (Prometheus text format)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import asyncio
 
 from redis.exceptions import RedisError
 from sanic import Blueprint, Request
-from sanic.response import HTTPResponse, json
+from sanic.response import HTTPResponse, json, raw
 
+from http_gateway import metrics
 from http_gateway.grpc_clients import CoreClients, core_is_serving, core_metadata
 
 CHECK_TIMEOUT_SECONDS = 2.0
@@ -33,7 +35,12 @@ async def healthz(request: Request) -> HTTPResponse:
     return json({"status": "unavailable", "checks": checks}, status=503)
 
 
+async def prometheus_metrics(request: Request) -> HTTPResponse:
+    return raw(metrics.exposition(), content_type=metrics.CONTENT_TYPE)
+
+
 def blueprint() -> Blueprint:
     bp = Blueprint("health")
     bp.add_route(healthz, "/healthz", methods=["GET"], name="healthz")
+    bp.add_route(prometheus_metrics, "/metrics", methods=["GET"], name="metrics")
     return bp

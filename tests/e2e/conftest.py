@@ -19,9 +19,17 @@ def gateway_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def core_process(stack_env: dict[str, str], gateway_port: int) -> Iterator[RunningProcess]:
+def core_metrics_url() -> str:
+    return f"http://127.0.0.1:{free_port()}/metrics"
+
+
+@pytest.fixture(scope="session")
+def core_process(stack_env: dict[str, str], gateway_port: int, core_metrics_url: str) -> Iterator[RunningProcess]:
     base = f"http://127.0.0.1:{gateway_port}"
-    process = start_core({**stack_env, "CHECKOUT_BASE_URL": base, "PUBLIC_BASE_URL": base})
+    metrics_addr = httpx.URL(core_metrics_url).netloc.decode()
+    process = start_core(
+        {**stack_env, "CHECKOUT_BASE_URL": base, "PUBLIC_BASE_URL": base, "CORE_METRICS_ADDR": metrics_addr}
+    )
     try:
         yield process
     finally:

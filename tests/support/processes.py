@@ -151,7 +151,9 @@ def start_core(
 ) -> RunningProcess:
     """`python -m core_server` on 127.0.0.1:`port` (a free one by default), ready when health says SERVING."""
     port = port or free_port()
-    running = _spawn("core", "core_server", {**env_overrides, "CORE_GRPC_ADDR": f"127.0.0.1:{port}"}, port)
+    # A free metrics port of its own: the default (gRPC port + 1000) could be one a later test picks.
+    env = {"CORE_METRICS_ADDR": f"127.0.0.1:{free_port()}", **env_overrides, "CORE_GRPC_ADDR": f"127.0.0.1:{port}"}
+    running = _spawn("core", "core_server", env, port)
     return wait_ready(running, lambda: core_serving(running.address), timeout)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import os
 import uuid
@@ -28,9 +29,10 @@ TABLES = (
 )
 
 
-@pytest.fixture
-async def pg_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
-    pool = await open_pool(database_url, min_size=1, max_size=10)
+@contextlib.asynccontextmanager
+async def migrated_pool(dsn: str) -> AsyncIterator[AsyncConnectionPool]:
+    """A pool on a migrated database, emptied afterwards so the next test starts clean."""
+    pool = await open_pool(dsn, min_size=1, max_size=10)
     await apply_migrations(pool)
     try:
         yield pool
@@ -38,6 +40,12 @@ async def pg_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
         async with pool.connection() as conn:
             await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
         await pool.close()
+
+
+@pytest.fixture
+async def pg_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    async with migrated_pool(database_url) as pool:
+        yield pool
 
 
 @pytest.fixture
@@ -96,14 +104,8 @@ def isolated_database_url(services: dict[str, str]) -> Iterator[str]:
 
 @pytest.fixture
 async def isolated_pool(isolated_database_url: str) -> AsyncIterator[AsyncConnectionPool]:
-    pool = await open_pool(isolated_database_url, min_size=1, max_size=10)
-    await apply_migrations(pool)
-    try:
+    async with migrated_pool(isolated_database_url) as pool:
         yield pool
-    finally:
-        async with pool.connection() as conn:
-            await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
-        await pool.close()
 
 
 @pytest.fixture

@@ -67,6 +67,7 @@ class Core:
     dispatcher: WebhookDispatcher
     webhook_sender: HttpWebhookSender
     deliveries: PgDeliveryQueue
+    answer_box: SecretBox  # seals stored idempotent answers that carry a secret (API key creation)
     extras: dict[str, object] = field(default_factory=dict)
 
     async def close(self, grace: float = 5.0) -> None:
@@ -94,7 +95,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     charge_repo = PgChargeRepository(pool, settings.checkout_base_url)
     merchants_repo = PgMerchantRepository(pool)
-    runner = IdempotentRunner(PgIdempotencyStore(pool), clock)
+    runner = IdempotentRunner(
+        PgIdempotencyStore(pool, derive_key(settings.data_encryption_key, "idempotency-fingerprint")), clock
+    )
     deps = ChargeActorDeps(
         charges=charge_repo,
         clocks=clocks,
@@ -147,4 +150,5 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,
+        answer_box=SecretBox(derive_key(settings.data_encryption_key, "idempotent-answer")),
     )

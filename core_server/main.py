@@ -59,7 +59,9 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
     merchant_service_pb2_grpc.add_MerchantServiceServicer_to_server(
         MerchantServicer(core.merchants, core.runner), server
     )
-    api_key_service_pb2_grpc.add_ApiKeyServiceServicer_to_server(ApiKeyServicer(core.api_keys, core.runner), server)
+    api_key_service_pb2_grpc.add_ApiKeyServiceServicer_to_server(
+        ApiKeyServicer(core.api_keys, core.runner, core.answer_box), server
+    )
     idempotency_service_pb2_grpc.add_IdempotencyServiceServicer_to_server(IdempotencyServicer(core.runner), server)
     webhook_service_pb2_grpc.add_WebhookServiceServicer_to_server(
         WebhookServicer(core.webhooks, core.events, core.runner), server

@@ -17,6 +17,7 @@ from http_gateway.metrics import observe_request
 from http_gateway.pages import checkout_pages
 from http_gateway.rate_limit import RateLimiter, connect_redis
 from http_gateway.routes import mount_routes
+from http_gateway.security_headers import apply_default_headers
 from http_gateway.versions import HEADER as VERSION_HEADER
 
 logger = logging.getLogger("http_gateway.access")
@@ -74,6 +75,7 @@ def _register_middleware(app: Sanic) -> None:
         if request_id is None:  # the request failed before middleware ran (e.g. unreadable headers)
             request_id = request.ctx.request_id = new_request_id()
         response.headers["Request-Id"] = request_id
+        apply_default_headers(response)
         decision = getattr(request.ctx, "rate_limit", None)
         if decision is not None:
             for key, value in decision.headers().items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import string
 import sys
@@ -45,13 +46,14 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str, ensure_ascii=False)
 
 
-def configure_logging(level: int = logging.INFO) -> None:
-    """Route every logger (Sanic's included) through one JSON handler on stderr."""
+def configure_logging(level: int | str | None = None) -> None:
+    """Route every logger (Sanic's included) through one JSON handler on stderr; the level defaults to
+    LOG_LEVEL (INFO when unset), like the core's."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    root.setLevel(level if level is not None else os.environ.get("LOG_LEVEL", "INFO").upper())
     for name in ("sanic.root", "sanic.error", "sanic.access", "sanic.server", "sanic.websockets"):
         logger = logging.getLogger(name)
         logger.handlers[:] = []

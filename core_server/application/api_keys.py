@@ -24,9 +24,21 @@ class KeyLimitReached(Exception):
     """The merchant already holds MAX_ACTIVE_KEYS active keys."""
 
 
+class UnknownMerchant(Exception):
+    """No merchant has this id (a validly signed token for a deleted or foreign merchant)."""
+
+
+def unknown_merchant() -> Unauthenticated:
+    """As MerchantService answers it: the token verified, but it names nobody."""
+    return Unauthenticated("This token's merchant does not exist.", code="token_invalid")
+
+
 class ApiKeyRepository(Protocol):
     async def insert_within_limit(self, key: ApiKey, secret_digest: str, limit: int) -> None:
-        """Atomically refuses the insert (KeyLimitReached) when `limit` active keys exist; IdCollision."""
+        """Atomically refuses the insert (KeyLimitReached) when `limit` active keys exist; IdCollision;
+        UnknownMerchant when the merchant does not exist."""
+
+    async def merchant_exists(self, merchant_id: str) -> bool: ...
 
     async def list(self, merchant_id: str) -> list[ApiKey]: ...
 
@@ -74,6 +86,8 @@ class ApiKeyService:
                 await self._keys.insert_within_limit(key, secret_key_digest(secret), MAX_ACTIVE_KEYS)
             except IdCollision:
                 continue
+            except UnknownMerchant:
+                raise unknown_merchant() from None
             except KeyLimitReached as exc:
                 raise ParameterInvalid(
                     f"A merchant may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first.",
@@ -82,12 +96,18 @@ class ApiKeyService:
         raise IdSpaceExhausted("ten key id collisions in a row")
 
     async def list(self, merchant_id: str) -> list[ApiKey]:
-        return await self._keys.list(merchant_id)
+        keys = await self._keys.list(merchant_id)
+        # Only an empty list can belong to nobody: the extra look-up stays off the common path.
+        if not keys and not await self._keys.merchant_exists(merchant_id):
+            raise unknown_merchant()
+        return keys
 
     async def revoke(self, merchant_id: str, key_id: str) -> ApiKey:
         key = await self._keys.revoke(merchant_id, key_id, self._clock.now().replace(microsecond=0))
         if key is None:
-            raise NotFound(f"No such API key: '{key_id}'", param="id")
+            if not await self._keys.merchant_exists(merchant_id):
+                raise unknown_merchant()
+            raise NotFound(f"No such API key: '{key_id[:100]}'", param="id")
         return key
 
     async def authenticate(self, presented: str) -> ResolvedKey:

@@ -31,7 +31,7 @@ from core_server.domain.charge import Charge
 from core_server.domain.checkout import describe_payment, parse_attempt
 from core_server.domain.dispute import Dispute
 from core_server.domain.environment import Environment
-from core_server.domain.errors import Forbidden, NotFound, charge_not_found
+from core_server.domain.errors import Forbidden, NotFound, charge_not_found, dispute_not_found
 from core_server.domain.ids import new_dispute_id, new_refund_id
 from core_server.domain.refund import Refund
 
@@ -106,9 +106,13 @@ class ChargeActor(EntityActor):
         return dispute
 
     async def _close_dispute(self, cmd: CloseDispute) -> Dispute:
-        charge, _ = await self._working_copy(cmd.owner)
+        try:
+            charge, _ = await self._working_copy(cmd.owner)
+        except NotFound:
+            # Another merchant's (or environment's) dispute: the same answer as an unknown one.
+            raise dispute_not_found(cmd.dispute_id) from None
         if charge.dispute is None or charge.dispute.id != cmd.dispute_id:
-            raise NotFound(f"No such dispute: '{cmd.dispute_id}'", param="id")
+            raise dispute_not_found(cmd.dispute_id)
         dispute = charge.close_dispute(cmd.outcome)
         await self._commit(charge, cmd.claim, dispute)
         return dispute

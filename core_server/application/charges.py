@@ -28,7 +28,7 @@ from core_server.application.ports import (
 from core_server.domain.charge import Charge, ChargeStatus
 from core_server.domain.charge_input import validate_charge_draft
 from core_server.domain.dispute import Dispute
-from core_server.domain.errors import NotFound, ParameterInvalid, charge_not_found
+from core_server.domain.errors import ParameterInvalid, charge_not_found, dispute_not_found
 from core_server.domain.ids import IdSpaceExhausted, id_candidates, is_charge_id
 from core_server.domain.refund import Refund
 
@@ -165,7 +165,7 @@ class ChargeService:
     ) -> Dispute | Replay:
         charge_id = await self._charges.charge_id_for_dispute(dispute_id)
         if charge_id is None:
-            raise NotFound(f"No such dispute: '{dispute_id}'", param="id")
+            raise dispute_not_found(dispute_id)
         return await self._ask(charge_id, owner, idempotency, render,
                                lambda claim: CloseDispute(owner, dispute_id, outcome, claim))
 

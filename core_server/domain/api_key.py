@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -42,10 +41,6 @@ def new_key_pair(environment: Environment) -> tuple[str, str]:
 def secret_key_digest(secret_key: str) -> str:
     """SHA-256 suffices: the keys carry 190 bits of entropy, so no slow KDF is needed to resist guessing."""
     return hashlib.sha256(secret_key.encode()).hexdigest()
-
-
-def digests_match(a: str, b: str) -> bool:
-    return hmac.compare_digest(a, b)
 
 
 def key_kind(key: str) -> tuple[str, Environment] | None:

@@ -81,3 +81,8 @@ class ProcessorUnavailable(DomainError):
 def charge_not_found(charge_id: str) -> NotFound:
     """One message for unknown and foreign charges, so the answer leaks nothing."""
     return NotFound(f"No such charge: '{charge_id}'", param="id")
+
+
+def dispute_not_found(dispute_id: str) -> NotFound:
+    """Unknown and foreign disputes alike; never the charge's id, which would leak another merchant's."""
+    return NotFound(f"No such dispute: '{dispute_id[:100]}'", param="id")

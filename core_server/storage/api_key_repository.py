@@ -8,7 +8,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from core_server.application.api_keys import KeyLimitReached
+from core_server.application.api_keys import KeyLimitReached, UnknownMerchant
 from core_server.application.ports import IdCollision
 from core_server.domain.api_key import ApiKey
 from core_server.domain.environment import Environment
@@ -16,6 +16,7 @@ from core_server.storage.errors import wraps_psycopg_errors
 
 # Locking the merchant row serializes concurrent creates, so the limit cannot be overshot by a race.
 _LOCK_MERCHANT = "SELECT 1 FROM merchants WHERE id = %s FOR UPDATE"
+_MERCHANT_EXISTS = "SELECT 1 FROM merchants WHERE id = %s"
 _COUNT_ACTIVE = "SELECT count(*) AS n FROM api_keys WHERE merchant_id = %s AND revoked_at IS NULL"
 _INSERT = """
 INSERT INTO api_keys (id, merchant_id, name, environment, publishable_key, secret_key_hash,
@@ -64,13 +65,19 @@ class PgApiKeyRepository:
         }
         try:
             async with self._pool.connection() as conn, conn.transaction():
-                await conn.execute(_LOCK_MERCHANT, (key.merchant_id,))
+                if await (await conn.execute(_LOCK_MERCHANT, (key.merchant_id,))).fetchone() is None:
+                    raise UnknownMerchant(key.merchant_id)
                 row = await (await conn.execute(_COUNT_ACTIVE, (key.merchant_id,))).fetchone()
                 if row is not None and row["n"] >= limit:
                     raise KeyLimitReached(key.merchant_id)
                 await conn.execute(_INSERT, params)
         except psycopg.errors.UniqueViolation as exc:
             raise IdCollision(key.id) from exc
+
+    @wraps_psycopg_errors
+    async def merchant_exists(self, merchant_id: str) -> bool:
+        async with self._pool.connection() as conn:
+            return await (await conn.execute(_MERCHANT_EXISTS, (merchant_id,))).fetchone() is not None
 
     @wraps_psycopg_errors
     async def list(self, merchant_id: str) -> list[ApiKey]:

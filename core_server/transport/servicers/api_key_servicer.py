@@ -8,7 +8,9 @@ from connect.v1 import api_key_service_pb2 as pb
 from connect.v1 import api_key_service_pb2_grpc
 
 from core_server.application.api_keys import ApiKeyService
-from core_server.application.idempotency import IdempotentRunner
+from core_server.application.idempotency import IdempotentRunner, Replay
+from core_server.application.ports import IdempotencyRequest
+from core_server.security.secret_box import SecretBox
 from core_server.transport.proto_mapping import ENVIRONMENT_FROM_PB, ENVIRONMENT_TO_PB, api_key_to_pb, idempotency_from_pb
 from core_server.transport.status import answer, rpc
 
@@ -19,25 +21,37 @@ def dashboard_scope(merchant_id: str) -> str:
     return f"{merchant_id}:dashboard"
 
 
+def answer_context(idempotency: IdempotencyRequest) -> str:
+    """Associated data of a sealed stored answer: it opens only for the scope and key it was stored under."""
+    return f"idempotent-answer:{idempotency.scope}:{idempotency.key}"
+
+
 class ApiKeyServicer(api_key_service_pb2_grpc.ApiKeyServiceServicer):
-    def __init__(self, keys: ApiKeyService, runner: IdempotentRunner) -> None:
+    def __init__(self, keys: ApiKeyService, runner: IdempotentRunner, answer_box: SecretBox) -> None:
         self._keys = keys
         self._runner = runner
+        self._answer_box = answer_box
 
     @rpc
     async def CreateApiKey(self, request: pb.CreateApiKeyRequest, context: grpc.aio.ServicerContext) -> pb.CreateApiKeyResponse:
         environment = ENVIRONMENT_FROM_PB.get(request.environment)
+        idempotency = idempotency_from_pb(dashboard_scope(request.merchant_id), request.idempotency)
 
         async def operation(_claim: object) -> pb.CreateApiKeyResponse:
             key = await self._keys.create(request.merchant_id, request.name,
                                           environment.value if environment else "")
             return pb.CreateApiKeyResponse(api_key=api_key_to_pb(key))
 
-        result = await self._runner.run(
-            idempotency_from_pb(dashboard_scope(request.merchant_id), request.idempotency),
-            lambda response: response.SerializeToString(),
-            operation,
-        )
+        def render(response: pb.CreateApiKeyResponse) -> bytes:
+            # The answer holds the secret key, which is otherwise kept only as a digest: it is stored
+            # sealed, so a replay can still hand the key over while the table never holds it in clear.
+            assert idempotency is not None  # render runs only for requests with a key
+            return self._answer_box.seal_bytes(response.SerializeToString(), answer_context(idempotency))
+
+        result = await self._runner.run(idempotency, render, operation)
+        if isinstance(result, Replay):
+            assert idempotency is not None
+            result = Replay(self._answer_box.open_bytes(result.response, answer_context(idempotency)))
         return answer(context, pb.CreateApiKeyResponse, result, lambda fresh: fresh)
 
     @rpc

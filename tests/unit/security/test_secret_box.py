@@ -36,3 +36,13 @@ def test_another_row_another_key_or_a_flipped_bit_cannot_open_it() -> None:
 def test_the_key_must_be_256_bits() -> None:
     with pytest.raises(ValueError):
         SecretBox(b"short")
+
+
+def test_bytes_are_sealed_the_same_way_and_bound_to_their_context() -> None:
+    box = SecretBox(os.urandom(32))
+    blob = b"\x0a\x20" + SECRET.encode() + b"\x00\xff"
+    sealed = box.seal_bytes(blob, "idempotent-answer:acct_1:dashboard:k1")
+    assert SECRET.encode() not in sealed
+    assert box.open_bytes(sealed, "idempotent-answer:acct_1:dashboard:k1") == blob
+    with pytest.raises(SecretUnreadable):
+        box.open_bytes(sealed, "idempotent-answer:acct_2:dashboard:k1")

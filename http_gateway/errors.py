@@ -195,6 +195,19 @@ def error_response(request: Request, err: ApiError) -> HTTPResponse:
     return json(err.envelope(settings.public_base_url), status=err.http_status, headers=err.headers)
 
 
+def _allowed_methods(request: Request) -> set[str]:
+    """The methods the path answers, asked of the router: for a method Sanic does not know at all
+    (TRACE, CONNECT) its router names none, and a 405 must still carry `Allow` (RFC 9110)."""
+    allowed = set()
+    for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+        try:
+            request.app.router.get(request.path, method, None)
+        except SanicException:
+            continue
+        allowed.add(method)
+    return allowed
+
+
 def register_error_handlers(app: Sanic) -> None:
     """Every error the app can raise answers with the spec envelope."""
 
@@ -214,7 +227,7 @@ def register_error_handlers(app: Sanic) -> None:
     @app.exception(MethodNotAllowed)
     async def _method(request: Request, exc: MethodNotAllowed) -> HTTPResponse:
         message = f"Method {request.method} is not allowed on {request.path}."
-        allow = ", ".join(sorted(getattr(exc, "allowed_methods", None) or ()))
+        allow = ", ".join(sorted(getattr(exc, "allowed_methods", None) or _allowed_methods(request)))
         err = ApiError("invalid_request_error", "method_not_allowed", message, http_status=405)
         if allow:
             err.headers["Allow"] = allow
@@ -222,6 +235,11 @@ def register_error_handlers(app: Sanic) -> None:
 
     @app.exception(PayloadTooLarge)
     async def _too_large(request: Request, exc: PayloadTooLarge) -> HTTPResponse:
+        # Sanic raises the same exception for an oversized header block; RFC 6585 gives that its own 431.
+        if "header" in str(exc).lower():
+            message = "The request headers are too large."
+            err = ApiError("invalid_request_error", "request_headers_too_large", message, http_status=431)
+            return error_response(request, err)
         message = "The request body is too large."
         err = ApiError("invalid_request_error", "request_too_large", message, http_status=413)
         return error_response(request, err)

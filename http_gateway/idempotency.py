@@ -36,6 +36,10 @@ def idempotency_key(request: Request) -> str | None:
         return None
     if len(value) > MAX_KEY_LENGTH:
         raise ApiError.invalid(HEADER, f"{HEADER} must be at most {MAX_KEY_LENGTH} characters.")
+    # Bytes that are not UTF-8 arrive as lone surrogates, which protobuf cannot carry to the core;
+    # isprintable() is False for them and for control characters alike.
+    if not value.isprintable():
+        raise ApiError.invalid(HEADER, f"{HEADER} must be printable text.")
     return value
 
 

@@ -53,7 +53,9 @@ def parse_json_object(request: Request) -> dict[str, Any]:
         raise ApiError.invalid(None, "The request body is not valid UTF-8.") from None
     try:
         data = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise ApiError.invalid(None, "The request body is nested too deeply.") from None
+    except ValueError:
         raise ApiError.invalid(None, "The request body is not valid JSON.") from None
     if not isinstance(data, dict):
         raise ApiError.invalid("body", "The request body must be a JSON object.")

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from sanic import Blueprint, Sanic
 
-from http_gateway.routes import charges, checkout, events, health, keys, merchants, test_helpers, webhooks
+from http_gateway.routes import (
+    charges,
+    checkout,
+    events,
+    health,
+    keys,
+    merchants,
+    openapi_document,
+    test_helpers,
+    webhooks,
+)
 
 # (name, version_prefix, url_prefix): /api/v1/connect/…, /connect/v1/…, /v1/… answer identically.
 API_STYLES: tuple[tuple[str, str, str | None], ...] = (
@@ -45,3 +55,4 @@ def mount_routes(app: Sanic) -> None:
     app.blueprint(Blueprint.group(checkout_bp, name_prefix="hosted"))
     app.blueprint(Blueprint.group(checkout_bp, version=1, version_prefix="/api/v", name_prefix="api"))
     app.blueprint(health.blueprint())
+    app.blueprint(openapi_document.blueprint())  # GET /openapi.json, the REST contract

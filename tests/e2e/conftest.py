@@ -56,3 +56,15 @@ def client(gateway_process: RunningProcess) -> Iterator[httpx.Client]:
 @pytest.fixture
 def gateway_log(gateway_process: RunningProcess, core_process: RunningProcess) -> tuple[RunningProcess, RunningProcess]:
     return gateway_process, core_process
+
+
+@pytest.fixture(scope="session")
+def unthrottled_gateway(stack_env: dict[str, str], core_process: RunningProcess) -> Iterator[RunningProcess]:
+    """A second gateway on the session's core with rate limits out of the way, for the contract and
+    hostile-input tests, which send hundreds of requests a second as one merchant."""
+    limits = {"RATE_LIMIT_TEST": "1000000", "RATE_LIMIT_LIVE": "1000000", "RATE_LIMIT_ANONYMOUS": "1000000"}
+    process = start_gateway({**stack_env, **limits}, [core_process.address])
+    try:
+        yield process
+    finally:
+        process.stop()

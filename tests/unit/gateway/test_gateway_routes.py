@@ -74,11 +74,12 @@ def test_hosted_checkout_and_its_json_api(routes, prefix):
 def test_health_metrics_and_nothing_unexpected(routes):
     assert ("GET", "healthz") in routes
     assert ("GET", "metrics") in routes
+    assert ("GET", "openapi.json") in routes
     expected = (
         {(m, pre + p) for m, p in API_ROUTES for pre in ("api/v1/connect/", "connect/v1/", "v1/")}
         | {(m, pre + p) for m, p in MERCHANT_ROUTES for pre in ("api/v1/", "connect/v1/", "v1/")}
         | {(m, pre + p) for m, p in CHECKOUT_ROUTES for pre in ("", "api/v1/")}
         | PAGE_ROUTES
-        | {("GET", "healthz"), ("GET", "metrics")}
+        | {("GET", "healthz"), ("GET", "metrics"), ("GET", "openapi.json")}
     )
     assert routes - {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS")} == expected

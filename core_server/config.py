@@ -36,6 +36,9 @@ class Settings:
     webhook_lease_seconds: float = 60.0
     webhook_poll_seconds: float = 5.0
     metrics_addr: str | None = None
+    db_pool_timeout_seconds: float = 5.0
+    idempotency_claim_seconds: float = 60.0
+    shutdown_grace_seconds: float = 8.0
 
     def __post_init__(self) -> None:
         if self.webhook_concurrency < 1 or self.webhook_endpoint_concurrency < 1:
@@ -43,6 +46,9 @@ class Settings:
         if self.webhook_lease_seconds <= self.webhook_timeout_seconds:
             # A lease shorter than an attempt would let a second core send the same pair meanwhile.
             raise ConfigError("WEBHOOK_LEASE_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+        if self.idempotency_claim_seconds <= self.ask_timeout_seconds:
+            # A claim that lapses while its request may still run would let a retry run it a second time.
+            raise ConfigError("IDEMPOTENCY_CLAIM_SECONDS must exceed ASK_TIMEOUT_SECONDS")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -89,6 +95,10 @@ class Settings:
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
+            # Failure timers (README, Failure behaviour); tests shorten them to keep fault tests fast.
+            db_pool_timeout_seconds=float(e.get("DB_POOL_TIMEOUT_SECONDS", "5")),
+            idempotency_claim_seconds=float(e.get("IDEMPOTENCY_CLAIM_SECONDS", "60")),
+            shutdown_grace_seconds=float(e.get("SHUTDOWN_GRACE_SECONDS", "8")),
         )
 
 

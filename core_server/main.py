@@ -39,7 +39,6 @@ from core_server.transport.servicers.webhook_servicer import WebhookServicer
 
 logger = logging.getLogger(__name__)
 
-SHUTDOWN_GRACE_SECONDS = 8.0
 SERVICE_NAMES = (
     charge_service_pb2.DESCRIPTOR.services_by_name["ChargeService"].full_name,
     checkout_service_pb2.DESCRIPTOR.services_by_name["CheckoutService"].full_name,
@@ -100,8 +99,8 @@ async def serve(settings: Settings) -> None:
     await health_servicer.enter_graceful_shutdown()
     for job in jobs:
         job.cancel()
-    # In-flight RPCs get the grace period; then actors release their leases.
-    await server.stop(SHUTDOWN_GRACE_SECONDS)
+    # In-flight RPCs get the grace period (SHUTDOWN_GRACE_SECONDS); then actors release their leases.
+    await server.stop(settings.shutdown_grace_seconds)
     await asyncio.gather(*jobs, return_exceptions=True)
     await core.close()
     if metrics_server is not None:

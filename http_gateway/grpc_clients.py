@@ -34,6 +34,13 @@ ResponseT = TypeVar("ResponseT", bound=Message)
 REPLAYED_KEY = "idempotent-replayed"
 # Jittered pause before the single retry, so two gateways do not retry in lockstep.
 RETRY_PAUSE_SECONDS = (0.05, 0.2)
+# gRPC's reconnect back-off grows to 120 s by default: a core back after a long outage would go unused
+# (every call failing fast with UNAVAILABLE) for up to two minutes. One second caps that wait; a
+# refused connection attempt is cheap.
+RECONNECT_BACKOFF_OPTIONS = [
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
 
 
 @dataclass(slots=True)
@@ -57,7 +64,12 @@ class CoreClients:
 def open_core_clients(settings: Settings) -> CoreClients:
     """Build the channel lazily connected: the gateway starts even while the core is still booting."""
     target, options = core_target(settings.core_grpc_addr)
-    options = [*options, ("grpc.keepalive_time_ms", 30_000), ("grpc.keepalive_timeout_ms", 10_000)]
+    options = [
+        *options,
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        *RECONNECT_BACKOFF_OPTIONS,
+    ]
     if settings.core_tls_ca_file:
         creds = grpc.ssl_channel_credentials(Path(settings.core_tls_ca_file).read_bytes())
         channel = grpc.aio.secure_channel(target, creds, options=options)

@@ -62,6 +62,7 @@ class EntityActor(abc.ABC):
         self._inbox: asyncio.Queue[Envelope | None] = asyncio.Queue()
         self._accepting = True
         self._closing = False
+        self._closed = asyncio.Event()  # set with _closing: ends a wait for the lease at once
         self._woken = False
         self._release_due = False
         self._idle_timeout: float | None = None
@@ -139,6 +140,7 @@ class EntityActor(abc.ABC):
         """Stop intake and fail everything queued, in one synchronous step (invariant 6)."""
         self._accepting = False
         self._closing = True
+        self._closed.set()
         self._fail_queued(make_error)
         if not self._woken:
             self._woken = True
@@ -168,12 +170,14 @@ class EntityActor(abc.ABC):
             self._release_due = True
             try:
                 # await: asks keep queuing while another process may hold the lease for up to acquire_wait.
-                acquired = await self.lease.acquire(self._acquire_wait)
+                acquired = await self._acquire_unless_closed(self.lease)
             except Exception as exc:
                 logger.warning("actor %s: lease acquire failed: %r", self.entity_id, exc)
                 acquire_error: Exception = exc  # `exc` is unbound after the except block
                 self._close_intake(lambda: acquire_error)
                 return False
+            if self._closing:
+                return False  # stopped while waiting: nothing ran; the exit still releases what we took
             if not acquired:
                 self._release_due = False
                 logger.info("actor %s: lease busy after %.3fs", self.entity_id, self._acquire_wait)
@@ -195,6 +199,24 @@ class EntityActor(abc.ABC):
             return False
         logger.debug("actor %s: activated", self.entity_id)
         return True
+
+    async def _acquire_unless_closed(self, lease: EntityLease) -> bool:
+        """`lease.acquire`, abandoned as soon as intake closes: a shutdown need not wait out another
+        owner's lease for a turn that will never run (stop() has already failed the queued asks)."""
+        acquiring = asyncio.ensure_future(lease.acquire(self._acquire_wait))
+        closed = asyncio.ensure_future(self._closed.wait())
+        try:
+            # await: whichever comes first, the lease or the stop.
+            await asyncio.wait({acquiring, closed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            if not acquiring.done():
+                acquiring.cancel()
+        if not acquiring.done() or acquiring.cancelled():
+            # await: let the cancelled SET NX unwind; a key it may have taken is released on exit.
+            await asyncio.gather(acquiring, return_exceptions=True)
+            return False
+        return acquiring.result()
 
     async def _serve(self) -> None:
         while not self._closing:

@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
+import math
+import time
+import weakref
+from typing import Any
+
+from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
+
+RECONNECT_GIVE_UP_SECONDS = 2.0
+"""After start, how long one background reconnection keeps backing off (1 s, 2 s, …) before it gives up.
+
+psycopg_pool's backoff doubles without a cap for `reconnect_timeout` (5 minutes by default), so after a
+PostgreSQL restart the pool could sit out a long delay while the server is back. Giving up early hands
+reconnection to demand: the next request that finds no connection starts a new attempt at once.
+"""
+
+
+RECENTLY_USED_SECONDS = 1.0
+"""A connection handed back within this long is given out again without the validating round trip."""
+
+_returned_at: weakref.WeakKeyDictionary[AsyncConnection[Any], float] = weakref.WeakKeyDictionary()
+
+
+async def _note_return(conn: AsyncConnection[Any]) -> None:
+    _returned_at[conn] = time.monotonic()
+
+
+async def _check_if_idle(conn: AsyncConnection[Any]) -> None:
+    """psycopg_pool's check (an empty query), skipped for a connection that worked a moment ago.
+
+    Under load every checkout used to pay that extra round trip (a quarter of a create's). A connection
+    that just finished a statement is almost surely alive; if the server died in that second, the one
+    request holding it fails as UNAVAILABLE and the pool drops the broken connection, exactly as for a
+    request that was mid-statement when it died. Connections idle for longer are still checked, so a
+    restart after a quiet spell costs nothing.
+    """
+    returned = _returned_at.get(conn)
+    if returned is not None and time.monotonic() - returned < RECENTLY_USED_SECONDS:
+        return
+    await AsyncConnectionPool.check_connection(conn)
 
 
 async def open_pool(dsn: str, *, min_size: int = 2, max_size: int = 20, timeout: float = 5.0) -> AsyncConnectionPool:
     """Autocommit connections; writes that must be atomic open `conn.transaction()` explicitly.
 
-    `check` validates a connection on checkout, so a PostgreSQL restart costs one failed request,
-    not a pool full of dead sockets.
+    `check` validates a connection on checkout (unless it was in use a moment ago, _check_if_idle), so a
+    PostgreSQL restart costs a failed request per connection at most, not a pool full of dead sockets. `timeout` bounds the wait for a connection (a request answers
+    UNAVAILABLE after it while PostgreSQL is down) and each connection attempt, so an unreachable
+    host cannot hold reconnection up for the operating system's TCP time-out.
     """
     pool: AsyncConnectionPool = AsyncConnectionPool(
         dsn,
@@ -18,8 +59,11 @@ async def open_pool(dsn: str, *, min_size: int = 2, max_size: int = 20, timeout:
         max_size=max_size,
         timeout=timeout,
         open=False,
-        check=AsyncConnectionPool.check_connection,
-        kwargs={"autocommit": True, "row_factory": dict_row},
+        check=_check_if_idle,
+        reset=_note_return,
+        kwargs={"autocommit": True, "row_factory": dict_row, "connect_timeout": max(2, math.ceil(timeout))},
     )
-    await pool.open(wait=True, timeout=timeout * 6)
+    # At start PostgreSQL may still be booting: the default patience applies until the pool is full.
+    await pool.open(wait=True, timeout=max(timeout * 6, 30.0))
+    pool.reconnect_timeout = RECONNECT_GIVE_UP_SECONDS
     return pool

@@ -92,3 +92,18 @@ async def test_abandoned_claim_is_taken_over_and_keys_expire(core: Core, clock: 
     other = IdempotencyRequest("s", "crash", "other-body")
     assert (await store.claim(other, later)).outcome is ClaimOutcome.MISMATCH
     assert (await store.claim(other, later + timedelta(hours=24))).outcome is ClaimOutcome.CLAIMED
+
+
+async def test_early_check_lets_a_retry_take_over_a_lapsed_claim(core: Core, clock: SettableClock) -> None:
+    """The gateway's CheckIdempotencyKey runs before every keyed write: a lapsed claim of a dead process
+    must not answer `in progress` there, or the retry that would take it over never reaches `claim`."""
+    store = PgIdempotencyStore(core.pool, claim_lease=timedelta(seconds=5))
+    request = IdempotencyRequest("s", "died-mid-request", "fp")
+    assert (await store.claim(request, clock.now())).outcome is ClaimOutcome.CLAIMED
+    assert (await store.check(request, clock.now())).outcome is ClaimOutcome.IN_PROGRESS
+    later = clock.now() + timedelta(seconds=6)
+    assert (await store.check(request, later)).outcome is ClaimOutcome.CLAIMED
+    other = IdempotencyRequest("s", "died-mid-request", "other-body")
+    assert (await store.check(other, later)).outcome is ClaimOutcome.MISMATCH
+    assert (await store.claim(request, later)).outcome is ClaimOutcome.CLAIMED
+    assert (await store.check(request, later)).outcome is ClaimOutcome.IN_PROGRESS

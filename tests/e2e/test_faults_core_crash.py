@@ -1,0 +1,215 @@
+"""A core killed with SIGKILL in the middle of a capture burst: every capture retried with its
+Idempotency-Key through another core happens exactly once, and the dead core's entity leases lapse
+within their TTL instead of locking the charges."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+
+from tests.e2e.api_client import API, Merchant, authorized_charge, sign_up
+from tests.support.private_services import (
+    PrivateRedis,
+    fault_env,
+    private_postgres,
+    private_redis,
+    wait_until,
+)
+from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.table_audit import count, half_written
+
+pytestmark = pytest.mark.e2e
+
+CHARGES = 40
+CAPTURE = 6_000  # of 10 000: a second capture of the same charge would be refused, so "once" shows
+LEASE_TTL_SECONDS = 2.0  # LEASE_TTL_MS of private_services.FAST_FAILURE_ENV
+CLAIM_SECONDS = 6.0  # IDEMPOTENCY_CLAIM_SECONDS of the same
+KILL_AFTER = 8  # successful captures before the kill: the rest are queued or in flight
+
+
+@dataclass
+class Cluster:
+    dsn: str
+    redis: PrivateRedis
+    namespace: str
+    doomed: RunningProcess  # the core that is killed
+    survivor: RunningProcess
+    gateway_doomed: RunningProcess
+    gateway_survivor: RunningProcess
+    merchant: Merchant
+
+
+@pytest.fixture
+def cluster(stack_env: dict[str, str]) -> Iterator[Cluster]:
+    with private_postgres() as postgres, private_redis() as redis:
+        dsn = postgres.create_database("faults_crash")
+        env = fault_env(stack_env, dsn, redis.url)
+        started: list[RunningProcess] = []
+        try:
+            # The doomed core keeps its actors (and their leases) for 30 s after each turn: at the kill it
+            # holds a lease on every charge it captured, which only the TTL can free.
+            doomed = start_core({**env, "ACTOR_IDLE_SECONDS": "30"})
+            started.append(doomed)
+            survivor = start_core(env)
+            started.append(survivor)
+            gateway_doomed = start_gateway(env, [doomed.address])
+            started.append(gateway_doomed)
+            gateway_survivor = start_gateway(env, [survivor.address])
+            started.append(gateway_survivor)
+            with httpx.Client(base_url=gateway_survivor.base_url, timeout=15.0) as client:
+                merchant = sign_up(client)
+            yield Cluster(
+                dsn,
+                redis,
+                env["REDIS_NAMESPACE"],
+                doomed,
+                survivor,
+                gateway_doomed,
+                gateway_survivor,
+                merchant,
+            )
+        finally:
+            for process in reversed(started):
+                process.stop()
+
+
+def leases_of(cluster: Cluster, core: RunningProcess) -> dict[str, int]:
+    """Charge lease key → remaining ms, for the leases whose token names `core` (`core-<host>-<pid>:…`)."""
+    owner = f"core-{socket.gethostname()}-{core.pid}:".encode()
+    client = cluster.redis.client()
+    try:
+        keys = list(client.scan_iter(match=f"{cluster.namespace}:lease:charge:*", count=1000))
+        held = {}
+        for key in keys:
+            token = client.get(key)
+            if token is not None and token.startswith(owner):
+                held[key.decode()] = int(client.pttl(key))
+        return held
+    finally:
+        client.close()
+
+
+async def capture_burst(
+    cluster: Cluster, charge_ids: list[str]
+) -> tuple[dict[str, httpx.Response | str], float]:
+    """Every capture at once through the doomed core; SIGKILL it after KILL_AFTER successes."""
+    answers: dict[str, httpx.Response | str] = {}
+    killed_at = 0.0
+    enough = asyncio.Event()
+
+    async def capture(client: httpx.AsyncClient, charge_id: str) -> None:
+        try:
+            response = await client.post(
+                f"{API}/charges/{charge_id}/capture",
+                json={"amount": CAPTURE},
+                headers={**cluster.merchant.auth, "Idempotency-Key": f"cap-{charge_id}"},
+            )
+        except httpx.HTTPError as exc:
+            answers[charge_id] = f"{type(exc).__name__}: {exc}"
+            return
+        answers[charge_id] = response
+        if (
+            sum(1 for a in answers.values() if isinstance(a, httpx.Response) and a.status_code == 200)
+            >= KILL_AFTER
+        ):
+            enough.set()
+
+    async def killer() -> None:
+        nonlocal killed_at
+        await asyncio.wait_for(enough.wait(), 30)
+        os.kill(cluster.doomed.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+
+    limits = httpx.Limits(max_connections=CHARGES)
+    async with httpx.AsyncClient(
+        base_url=cluster.gateway_doomed.base_url, timeout=20.0, limits=limits
+    ) as client:
+        await asyncio.gather(killer(), *(capture(client, charge_id) for charge_id in charge_ids))
+    return answers, killed_at
+
+
+def test_sigkill_mid_capture_burst_then_retries_through_another_core_capture_once(cluster: Cluster) -> None:
+    with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
+        charge_ids = [authorized_charge(client, cluster.merchant)["id"] for _ in range(CHARGES)]
+
+    answers, killed_at = asyncio.run(capture_burst(cluster, charge_ids))
+    assert cluster.doomed.process.wait(10) == -signal.SIGKILL
+    held = leases_of(cluster, cluster.doomed)
+    assert held, "the doomed core held no lease at its death: the test proves nothing about lapsing"
+    assert all(0 < ms <= LEASE_TTL_SECONDS * 1000 for ms in held.values()), held
+    # No charge stays locked beyond the TTL: the dead core's leases lapse on their own.
+    lapsed = wait_until(
+        lambda: not leases_of(cluster, cluster.doomed),
+        timeout=LEASE_TTL_SECONDS + 0.5,
+        what="the dead core's leases to lapse",
+    )
+    print(f"{len(held)} leases held at the kill, all lapsed {lapsed:.2f}s after it")
+
+    # Through the dead core's gateway: the capture's answer, or a clear 503 (never a 500 or a hang).
+    succeeded = set()
+    for charge_id, answer in answers.items():
+        assert isinstance(answer, httpx.Response), answer
+        if answer.status_code == 200:
+            assert answer.json()["amount_captured"] == CAPTURE
+            succeeded.add(charge_id)
+        else:
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"]["type"] == "api_error", answer.text
+    assert KILL_AFTER <= len(succeeded) < CHARGES, "the kill came after the whole burst"
+
+    # The merchant retries every capture with its key through the other core until it is answered.
+    retried_at = time.monotonic()
+    final: dict[str, httpx.Response] = {}
+    with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
+        while len(final) < CHARGES:
+            assert time.monotonic() - killed_at < CLAIM_SECONDS + LEASE_TTL_SECONDS + 8, (
+                f"{CHARGES - len(final)} captures still unanswered"
+            )
+            for charge_id in charge_ids:
+                if charge_id in final:
+                    continue
+                response = client.post(
+                    f"{API}/charges/{charge_id}/capture",
+                    json={"amount": CAPTURE},
+                    headers={**cluster.merchant.auth, "Idempotency-Key": f"cap-{charge_id}"},
+                )
+                if response.status_code == 200:
+                    final[charge_id] = response
+                else:
+                    # Only "still in progress" (the dead core's claim, until it lapses) or "retry later".
+                    error = response.json()["error"]
+                    assert (response.status_code, error["code"]) in {
+                        (409, "idempotency_key_in_use"),
+                        (503, "service_busy"),
+                        (503, "service_unavailable"),
+                    }, response.text
+            time.sleep(0.1)
+    print(
+        f"{len(succeeded)} captured before the kill; all answered {time.monotonic() - retried_at:.2f}s later"
+    )
+
+    for charge_id, response in final.items():
+        body = response.json()
+        assert body["status"] == "captured" and body["amount_captured"] == CAPTURE, body
+        if charge_id in succeeded:
+            # The first answer was stored with the capture: the retry replays it, it does not run again.
+            assert response.headers.get("Idempotent-Replayed") == "true"
+            assert body == answers[charge_id].json()  # type: ignore[union-attr]
+    assert count(cluster.dsn, "SELECT count(*) FROM charges WHERE amount_captured = %s", CAPTURE) == CHARGES
+    assert half_written(cluster.dsn) == {}
+
+    # The surviving core can act on every charge again.
+    with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
+        for charge_id in charge_ids:
+            refund = client.post(
+                f"{API}/charges/{charge_id}/refunds", json={"amount": 100}, headers=cluster.merchant.auth
+            )
+            assert refund.status_code == 201, refund.text

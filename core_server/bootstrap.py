@@ -85,7 +85,9 @@ def derive_key(master: bytes, label: str) -> bytes:
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     clock = clock or SystemClock()
     clocks = SingleClock(clock)
-    pool = await open_pool(settings.database_url, max_size=settings.db_pool_max)
+    pool = await open_pool(
+        settings.database_url, max_size=settings.db_pool_max, timeout=settings.db_pool_timeout_seconds
+    )
     await apply_migrations(pool)
     redis = aioredis.from_url(
         settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0, health_check_interval=10
@@ -93,11 +95,15 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     leases = RedisLeaseFactory(
         redis, namespace=settings.redis_namespace, ttl_ms=settings.lease_ttl_ms, owner=settings.process_name
     )
-    charge_repo = PgChargeRepository(pool, settings.checkout_base_url)
-    merchants_repo = PgMerchantRepository(pool)
-    runner = IdempotentRunner(
-        PgIdempotencyStore(pool, derive_key(settings.data_encryption_key, "idempotency-fingerprint")), clock
+    idempotency_store = PgIdempotencyStore(
+        pool,
+        derive_key(settings.data_encryption_key, "idempotency-fingerprint"),
+        claim_lease=timedelta(seconds=settings.idempotency_claim_seconds),
     )
+    # The repository claims a create's key in the create's own statement, with the store's fingerprints.
+    charge_repo = PgChargeRepository(pool, settings.checkout_base_url, idempotency_store)
+    merchants_repo = PgMerchantRepository(pool)
+    runner = IdempotentRunner(idempotency_store, clock)
     deps = ChargeActorDeps(
         charges=charge_repo,
         clocks=clocks,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from connect.v1 import common_pb2, idempotency_service_pb2
 from google.protobuf.message import Message
 from sanic import Request
 from sanic.response import HTTPResponse, json
 
+from http_gateway.api_key_cache import ApiKeyCache
 from http_gateway.auth import (
     ApiCaller,
     api_key_request,
@@ -25,6 +27,8 @@ from http_gateway.idempotency import idempotency_for
 from http_gateway.rate_limit import RateLimiter
 from http_gateway.versions import HEADER as VERSION_HEADER
 from http_gateway.versions import resolve_version
+
+T = TypeVar("T")
 
 
 def settings_of(request: Request) -> Settings:
@@ -71,17 +75,30 @@ def _version(request: Request) -> None:
     request.ctx.service_version = resolve_version(request.headers.get(VERSION_HEADER))
 
 
+def api_key_cache(request: Request) -> ApiKeyCache:
+    """The app's cache of resolved keys, made on first use (one per worker process)."""
+    cache: ApiKeyCache | None = getattr(request.app.ctx, "api_key_cache", None)
+    if cache is None:
+        cache = request.app.ctx.api_key_cache = ApiKeyCache(settings_of(request).api_key_cache_seconds)
+    return cache
+
+
 async def admit_api_key(request: Request, *, test_only: bool = False) -> ApiCaller:
-    """Secret-key routes: the core resolves the key, then the merchant's per-environment limit applies."""
+    """Secret-key routes: the core resolves the key (or the short-lived cache has it), then the merchant's
+    per-environment limit applies."""
+    cache = api_key_cache(request)
     try:
         token = bearer_token(request, missing_code="api_key_missing", invalid_code="api_key_invalid")
-        lookup = api_key_request(token)
-        reply = await rpc(request, core_of(request).api_keys.AuthenticateApiKey, lookup, is_read=True)
+        caller = cache.get(token)
+        if caller is None:
+            lookup = api_key_request(token)
+            reply = await rpc(request, core_of(request).api_keys.AuthenticateApiKey, lookup, is_read=True)
+            caller = caller_from_reply(reply.response)
+            cache.put(token, caller)
     except ApiError as err:
         if err.type == "authentication_error":
             await _count_address(request)  # brute-forcing keys is limited like any anonymous caller
         raise
-    caller = caller_from_reply(reply.response)
     settings = settings_of(request)
     live = caller.environment == common_pb2.ENVIRONMENT_LIVE
     limit = settings.rate_limit_live if live else settings.rate_limit_test
@@ -117,6 +134,28 @@ async def check_idempotency(request: Request, scope: str) -> common_pb2.Idempote
     """Refuse a reused key with another request before validation runs, so the 409 wins over a 400."""
     idempotency = idempotency_for(request)
     if idempotency.key:
-        check = idempotency_service_pb2.CheckIdempotencyKeyRequest(scope=scope, idempotency=idempotency)
-        await rpc(request, core_of(request).idempotency.CheckIdempotencyKey, check, is_read=True)
+        await _check_key(request, scope, idempotency)
     return idempotency
+
+
+async def _check_key(request: Request, scope: str, idempotency: common_pb2.Idempotency) -> None:
+    check = idempotency_service_pb2.CheckIdempotencyKeyRequest(scope=scope, idempotency=idempotency)
+    await rpc(request, core_of(request).idempotency.CheckIdempotencyKey, check, is_read=True)
+
+
+async def validated_with_key(
+    request: Request, scope: str, validate: Callable[[], T]
+) -> tuple[common_pb2.Idempotency, T]:
+    """The Idempotency message and `validate()`'s result, with check_idempotency's guarantee (a reused key
+    with another request is a 409, never a 400) for one core call less on the usual path.
+
+    The early check matters only when validation here fails: a valid request goes to the core, whose
+    claim answers a mismatched, running or finished key before the operation runs anything.
+    """
+    idempotency = idempotency_for(request)
+    try:
+        return idempotency, validate()
+    except ApiError:
+        if idempotency.key:
+            await _check_key(request, scope, idempotency)
+        raise

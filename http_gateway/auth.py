@@ -26,6 +26,7 @@ class ApiCaller:
     merchant_id: str
     environment: common_pb2.Environment.ValueType
     kind: api_key_pb2.ApiKeyKind.ValueType
+    key_id: str = ""  # lets a revoke through this gateway evict the key from its cache (api_key_cache.py)
 
     @property
     def environment_name(self) -> str:
@@ -51,7 +52,10 @@ def bearer_token(request: Request, *, missing_code: str, invalid_code: str) -> s
         raise _auth_error(missing_code, "No credentials provided: send Authorization: Bearer <credential>.")
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > MAX_CREDENTIAL_LENGTH:
+    # Every key and token we issue is printable ASCII; anything else (raw bytes a client sent, which
+    # arrive as lone surrogates) is refused here rather than failing to encode on the way to the core.
+    printable = token.isascii() and token.isprintable()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_CREDENTIAL_LENGTH or not printable:
         raise _auth_error(invalid_code, "Malformed Authorization header: expected 'Bearer <credential>'.")
     return token
 
@@ -66,7 +70,9 @@ def api_key_request(token: str) -> api_key_service_pb2.AuthenticateApiKeyRequest
 
 
 def caller_from_reply(reply: api_key_service_pb2.AuthenticateApiKeyResponse) -> ApiCaller:
-    return ApiCaller(merchant_id=reply.merchant_id, environment=reply.environment, kind=reply.kind)
+    return ApiCaller(
+        merchant_id=reply.merchant_id, environment=reply.environment, kind=reply.kind, key_id=reply.key_id
+    )
 
 
 def require_secret_key(caller: ApiCaller) -> None:

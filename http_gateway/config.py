@@ -36,6 +36,9 @@ class Settings:
     rate_limit_test: int = 25
     rate_limit_anonymous: int = 25
     """Per client address for requests without a valid credential; DESIGN §5a: the test rate."""
+    api_key_cache_seconds: float = 5.0
+    """How long a resolved API key is reused without asking the core (0: never); bounds how long a key
+    revoked through another gateway keeps working here (http_gateway/api_key_cache.py)."""
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
@@ -76,6 +79,7 @@ class Settings:
             rate_limit_live=_int(e, "RATE_LIMIT_LIVE", 100),
             rate_limit_test=_int(e, "RATE_LIMIT_TEST", 25),
             rate_limit_anonymous=_int(e, "RATE_LIMIT_ANONYMOUS", _int(e, "RATE_LIMIT_TEST", 25)),
+            api_key_cache_seconds=_float(e, "API_KEY_CACHE_SECONDS", 5.0),
             tls_cert_file=e.get("TLS_CERT_FILE") or None,
             tls_key_file=e.get("TLS_KEY_FILE") or None,
             behind_tls_proxy=e.get("BEHIND_TLS_PROXY", "") == "1",

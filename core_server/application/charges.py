@@ -22,13 +22,14 @@ from core_server.application.ports import (
     ChargeQuery,
     ChargeRepository,
     Clocks,
+    FirstClaim,
     IdCollision,
     IdempotencyRequest,
 )
 from core_server.domain.charge import Charge, ChargeStatus
 from core_server.domain.charge_input import validate_charge_draft
 from core_server.domain.dispute import Dispute
-from core_server.domain.errors import ParameterInvalid, charge_not_found, dispute_not_found
+from core_server.domain.errors import DomainError, ParameterInvalid, charge_not_found, dispute_not_found
 from core_server.domain.ids import IdSpaceExhausted, id_candidates, is_charge_id
 from core_server.domain.refund import Refund
 
@@ -75,7 +76,9 @@ class ChargeService:
         idempotency: IdempotencyRequest | None,
         render: Callable[[Charge], bytes],
     ) -> Charge | Replay:
-        async def operation(claim: Claim[Charge] | None) -> Charge:
+        """One statement, one round trip: a new charge needs no actor and no lease (nothing else can own
+        it yet), and its key is claimed and completed in the statement that writes it (FirstClaim)."""
+        try:
             draft = validate_charge_draft(
                 amount=new.amount,
                 currency=new.currency,
@@ -85,18 +88,24 @@ class ChargeService:
                 cancel_url=new.cancel_url,
                 customer_email=new.customer_email,
             )
-            now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
-            key = idempotency.key if idempotency else None
-            for charge_id in id_candidates("ch_", 32):
-                charge = Charge.create(charge_id, owner.merchant_id, owner.environment, draft, now, key)
-                try:
-                    await self._charges.insert_new(charge, claim.completion(charge) if claim else None)
-                except IdCollision:
-                    continue
+        except DomainError:
+            if idempotency is not None:
+                await self._runner.check(idempotency)  # a reused key with another request: the 409 first
+            raise
+        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        key = idempotency.key if idempotency else None
+        for charge_id in id_candidates("ch_", 32):
+            charge = Charge.create(charge_id, owner.merchant_id, owner.environment, draft, now, key)
+            claim = FirstClaim(idempotency, render(charge), now) if idempotency is not None else None
+            try:
+                written = await self._charges.insert_new(charge, claim)
+            except IdCollision:
+                continue
+            if written:
                 return charge
-            raise IdSpaceExhausted("ten charge id collisions in a row")
-
-        return await self._runner.run(idempotency, render, operation)
+            assert idempotency is not None  # only a taken key stops a write
+            return await self._runner.answer_taken(idempotency)
+        raise IdSpaceExhausted("ten charge id collisions in a row")
 
     async def get(self, owner: Owner, charge_id: str) -> Charge:
         charge = await self._charges.get(charge_id) if is_charge_id(charge_id) else None
@@ -178,6 +187,8 @@ class ChargeService:
         message: Callable[[Claim[T] | None], object],
     ) -> T | Replay:
         if not is_charge_id(charge_id):
+            if idempotency is not None:
+                await self._runner.check(idempotency)  # a reused key with another request: the 409 first
             raise charge_not_found(charge_id)
 
         async def operation(claim: Claim[T] | None) -> T:

@@ -112,6 +112,19 @@ class IdempotentRunner:
             await self._store.complete(claim.completion(result))
         return result
 
+    async def answer_taken(self, request: IdempotencyRequest) -> Replay:
+        """A write that claims its key in its own statement (FirstClaim) found the key taken: the stored
+        answer (or stored state error) of the first request, else the usual 409."""
+        record = await self._store.check(request, self._clock.now())
+        if record.outcome is ClaimOutcome.REPLAY:
+            if record.error is not None:
+                raise ReplayedError(record.error)
+            assert record.response is not None
+            return Replay(record.response)
+        self._refuse_conflicts(record.outcome)
+        # Free again by now (a lapsed or released claim): the client's retry will find it so.
+        raise IdempotencyConflict(IN_PROGRESS_MESSAGE, param="Idempotency-Key")
+
     @staticmethod
     def _refuse_conflicts(outcome: ClaimOutcome) -> None:
         if outcome is ClaimOutcome.MISMATCH:

@@ -42,6 +42,20 @@ class IdempotencyCompletion:
 
 
 @dataclass(frozen=True, slots=True)
+class FirstClaim:
+    """Claim a free key and store its answer in the very statement that writes a new object.
+
+    For creates only: nothing else can own an object that does not exist yet, so the claim needs no
+    earlier round trip of its own. If the key is not free, nothing is written and the caller learns
+    so (the key's stored answer, a mismatch or a running first request decide the reply).
+    """
+
+    request: IdempotencyRequest
+    response: bytes
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class ChargeQuery:
     merchant_id: str
     environment: Environment
@@ -60,8 +74,9 @@ class ChargePage:
 
 
 class ChargeRepository(Protocol):
-    async def insert_new(self, charge: Charge, completion: IdempotencyCompletion | None) -> None:
-        """Charge, its events and the idempotent answer in one transaction; IdCollision on a taken id."""
+    async def insert_new(self, charge: Charge, claim: FirstClaim | None) -> bool:
+        """Charge, its events and (with `claim`) the key's claim and answer in one statement; False when
+        the key was not free (nothing written); IdCollision on a taken id."""
 
     async def load_for_activation(self, charge_id: str) -> tuple[Charge, int] | None:
         """Loads the charge and bumps its fence token, fencing out any earlier owner."""

@@ -17,8 +17,18 @@ CHARGE_ID_RE = re.compile(r"^ch_[A-Za-z0-9]{32}$")
 
 
 def new_id(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> str:
-    """A random id from a CSPRNG: guessing another merchant's ids must be hopeless."""
-    return prefix + "".join(secrets.choice(alphabet) for _ in range(length))
+    """A random id from a CSPRNG: guessing another merchant's ids must be hopeless.
+
+    Uniform over the alphabet: bytes from one os.urandom call, those at or above the largest multiple
+    of the alphabet's size dropped (no modulo bias). A tenth of the cost of a secrets.choice per
+    character, which showed in the profile of a create (two ids per charge).
+    """
+    size = len(alphabet)
+    cutoff = 256 - 256 % size
+    chars: list[str] = []
+    while len(chars) < length:
+        chars.extend(alphabet[b % size] for b in secrets.token_bytes(length) if b < cutoff)
+    return prefix + "".join(chars[:length])
 
 
 def id_candidates(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> Iterator[str]:

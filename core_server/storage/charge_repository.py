@@ -9,54 +9,20 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
-from core_server.application.ports import ChargePage, ChargeQuery, IdempotencyCompletion
+from core_server.application.ports import ChargePage, ChargeQuery, FirstClaim, IdempotencyCompletion
 from core_server.domain.charge import AUTHORIZATION_HOLD, Charge
 from core_server.domain.dispute import Dispute
 from core_server.domain.refund import Refund
-from core_server.storage.charge_rows import (
-    charge_from_row,
-    charge_params,
-    dispute_from_row,
-    refund_from_row,
-)
+from core_server.storage.charge_rows import charge_from_row, dispute_from_row, refund_from_row
+from core_server.storage.charge_writes import create_statement, save_statement
 from core_server.storage.errors import IdCollision, StaleFence, wraps_psycopg_errors
-from core_server.storage.idempotency_store import complete_in_transaction
-from core_server.storage.outbox import write_charge_events
+from core_server.storage.idempotency_store import PgIdempotencyStore
 
-_COLUMNS = [
-    "id", "merchant_id", "environment", "amount", "currency", "status", "description", "metadata",
-    "return_url", "cancel_url", "customer_email", "idempotency_key", "payment_method", "payment_details",
-    "transaction_id", "failure_code", "authorized_at", "authorization_due_at", "amount_captured", "fee_amount_cents",
-    "net_amount_cents", "captured_at", "amount_refunded", "refunded_at", "voided_at", "disputed_at",
-    "expires_at", "created_at",
-]
-_MUTABLE = [c for c in _COLUMNS if c not in {"id", "merchant_id", "environment", "amount", "currency",
-                                              "return_url", "cancel_url", "created_at", "idempotency_key"}]
-
-_INSERT_CHARGE = (
-    f"INSERT INTO charges ({', '.join(_COLUMNS)}) "
-    f"VALUES ({', '.join(f'%({c})s' for c in _COLUMNS)})"
-)
-_FENCED_UPDATE = (
-    f"UPDATE charges SET {', '.join(f'{c} = %({c})s' for c in _MUTABLE)}, "
-    "version = version + 1, updated_at = now() "
-    "WHERE id = %(id)s AND fence_token = %(fence)s"
-)
 _ACTIVATE = "UPDATE charges SET fence_token = fence_token + 1 WHERE id = %s RETURNING *"
 _SELECT_CHARGE = "SELECT * FROM charges WHERE id = %s"
 _SELECT_REFUNDS = "SELECT * FROM refunds WHERE charge_id = ANY(%s) ORDER BY seq"
 _DISPUTE_CHARGE = "SELECT charge_id FROM disputes WHERE id = %s"
 _SELECT_DISPUTES = "SELECT * FROM disputes WHERE charge_id = ANY(%s)"
-_INSERT_REFUND = """
-INSERT INTO refunds (id, charge_id, amount, currency, status, reason, created_at)
-VALUES (%(id)s, %(charge_id)s, %(amount)s, %(currency)s, %(status)s, %(reason)s, %(created_at)s)
-ON CONFLICT (id) DO NOTHING
-"""
-_UPSERT_DISPUTE = """
-INSERT INTO disputes (id, charge_id, amount, currency, status, fee, prior_status, created_at)
-VALUES (%(id)s, %(charge_id)s, %(amount)s, %(currency)s, %(status)s, %(fee)s, %(prior_status)s, %(created_at)s)
-ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status
-"""
 _FILTERS = """
 FROM charges
 WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
@@ -76,6 +42,17 @@ LIMIT %(limit)s
 """
 )
 _COUNT = "SELECT count(*) AS n " + _FILTERS
+# A list in one statement: the count joined to the page (a row even when the page is empty), each charge
+# with its refunds and dispute as JSON. One statement, not a pipeline: a request cancelled inside a
+# psycopg pipeline could hand a connection back to the pool with its implicit transaction still open.
+_LIST = f"""
+SELECT p.*, total.n AS list_total,
+       (SELECT jsonb_agg(to_jsonb(r) ORDER BY r.seq) FROM refunds r WHERE r.charge_id = p.id) AS list_refunds,
+       (SELECT to_jsonb(d) FROM disputes d WHERE d.charge_id = p.id) AS list_dispute
+FROM ({_COUNT}) total
+LEFT JOIN LATERAL ({_PAGE}) p ON true
+ORDER BY p.created_at DESC, p.seq DESC
+"""
 _CURSOR_EXISTS = (
     "SELECT 1 FROM charges WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
     "AND environment = %(environment)s"
@@ -93,49 +70,28 @@ UNION ALL
 """
 
 
-def _refund_params(refund: Refund) -> dict[str, Any]:
-    return {
-        "id": refund.id,
-        "charge_id": refund.charge_id,
-        "amount": refund.amount,
-        "currency": refund.currency,
-        "status": refund.status,
-        "reason": refund.reason,
-        "created_at": refund.created,
-    }
-
-
-def _dispute_params(dispute: Dispute) -> dict[str, Any]:
-    return {
-        "id": dispute.id,
-        "charge_id": dispute.charge_id,
-        "amount": dispute.amount,
-        "currency": dispute.currency,
-        "status": dispute.status,
-        "fee": dispute.fee,
-        "prior_status": dispute.prior_status,
-        "created_at": dispute.created,
-    }
-
-
 class PgChargeRepository:
-    def __init__(self, pool: AsyncConnectionPool, checkout_base_url: str) -> None:
+    def __init__(
+        self, pool: AsyncConnectionPool, checkout_base_url: str, claims: PgIdempotencyStore | None = None
+    ) -> None:
         self._pool = pool
         self._checkout_base_url = checkout_base_url
+        # Keys the fingerprints of first claims exactly as the idempotency store keys its own.
+        self._claims = claims or PgIdempotencyStore(pool)
 
     @wraps_psycopg_errors
-    async def insert_new(self, charge: Charge, completion: IdempotencyCompletion | None) -> None:
+    async def insert_new(self, charge: Charge, claim: FirstClaim | None) -> bool:
+        claim_params = self._claims.first_claim_params(claim) if claim is not None else None
+        statement, params = create_statement(charge, self._checkout_base_url, claim_params)
         try:
-            async with self._pool.connection() as conn, conn.transaction():
-                await conn.execute(_INSERT_CHARGE, charge_params(charge))
-                await write_charge_events(conn, charge, self._checkout_base_url)
-                if completion is not None:
-                    await complete_in_transaction(conn, completion)
+            async with self._pool.connection() as conn:
+                row = await (await conn.execute(statement, params)).fetchone()
         except psycopg.errors.UniqueViolation as exc:
             if exc.diag.constraint_name == "charges_pkey":
                 raise IdCollision(charge.id) from exc
             raise
         charge.pending_events.clear()
+        return bool(row and row["written"])
 
     @wraps_psycopg_errors
     async def load_for_activation(self, charge_id: str) -> tuple[Charge, int] | None:
@@ -148,18 +104,11 @@ class PgChargeRepository:
 
     @wraps_psycopg_errors
     async def save(self, charge: Charge, fence: int, completion: IdempotencyCompletion | None) -> None:
-        async with self._pool.connection() as conn, conn.transaction():
-            cursor = await conn.execute(_FENCED_UPDATE, {**charge_params(charge), "fence": fence})
-            if cursor.rowcount != 1:
-                raise StaleFence(f"charge {charge.id}: fence {fence} is no longer current")
-            if charge.refunds:
-                async with conn.cursor() as cur:
-                    await cur.executemany(_INSERT_REFUND, [_refund_params(r) for r in charge.refunds])
-            if charge.dispute is not None:
-                await conn.execute(_UPSERT_DISPUTE, _dispute_params(charge.dispute))
-            await write_charge_events(conn, charge, self._checkout_base_url)
-            if completion is not None:
-                await complete_in_transaction(conn, completion)
+        statement, params = save_statement(charge, fence, completion, self._checkout_base_url)
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(statement, params)).fetchone()
+        if not row or row["written"] != 1:
+            raise StaleFence(f"charge {charge.id}: fence {fence} is no longer current")
         charge.pending_events.clear()
 
     @wraps_psycopg_errors
@@ -182,11 +131,10 @@ class PgChargeRepository:
             "limit": query.limit + 1,
         }
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_PAGE, params)).fetchall()
-            count_row = await (await conn.execute(_COUNT, params)).fetchone()
-            page_rows = rows[: query.limit]
-            charges = await self._hydrate(conn, page_rows)
-        total = count_row["n"] if count_row else 0
+            rows = await (await conn.execute(_LIST, params)).fetchall()
+        total = rows[0]["list_total"] if rows else 0
+        rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs
+        charges = [_from_list_row(row) for row in rows[: query.limit]]
         return ChargePage(charges=charges, has_more=len(rows) > query.limit, total_count=total)
 
     @wraps_psycopg_errors
@@ -232,3 +180,14 @@ class PgChargeRepository:
             for dispute_row in await (await conn.execute(_SELECT_DISPUTES, (ids,))).fetchall():
                 disputes[dispute_row["charge_id"]] = dispute_from_row(dispute_row)
         return [charge_from_row(row, refunds[row["id"]], disputes.get(row["id"])) for row in rows]
+
+
+def _from_list_row(row: dict[str, Any]) -> Charge:
+    """A charge of _LIST: its refunds and dispute arrive as JSON, timestamps as ISO text."""
+    refunds = [refund_from_row(_with_time(r)) for r in row["list_refunds"] or ()]
+    dispute = dispute_from_row(_with_time(row["list_dispute"])) if row["list_dispute"] else None
+    return charge_from_row(row, refunds, dispute)
+
+
+def _with_time(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "created_at": datetime.fromisoformat(data["created_at"])}

@@ -8,7 +8,7 @@ from connect.v1 import charge_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.admission import admit_api_key, check_idempotency, core_of, respond, rpc
+from http_gateway.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 from http_gateway.errors import ApiError
 from http_gateway.serializers import CHARGE_STATUS_VALUES, capture_json, charge_json, list_json, refund_json
 from http_gateway.validation import Field, Kind, parse_query, validate_body
@@ -39,8 +39,9 @@ LIMIT_RANGE = (1, 100)
 
 async def create_charge(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request)
-    idempotency = await check_idempotency(request, caller.scope)
-    body = validate_body(request, CREATE_FIELDS)
+    idempotency, body = await validated_with_key(
+        request, caller.scope, lambda: validate_body(request, CREATE_FIELDS)
+    )
     message = charge_service_pb2.CreateChargeRequest(
         caller=caller.pb(),
         amount=body["amount"],
@@ -96,8 +97,9 @@ async def list_charges(request: Request) -> HTTPResponse:
 
 async def capture_charge(request: Request, charge_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
-    idempotency = await check_idempotency(request, caller.scope)
-    body = validate_body(request, CAPTURE_FIELDS)
+    idempotency, body = await validated_with_key(
+        request, caller.scope, lambda: validate_body(request, CAPTURE_FIELDS)
+    )
     message = charge_service_pb2.CaptureChargeRequest(
         caller=caller.pb(), charge_id=charge_id, idempotency=idempotency
     )
@@ -109,8 +111,9 @@ async def capture_charge(request: Request, charge_id: str) -> HTTPResponse:
 
 async def refund_charge(request: Request, charge_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
-    idempotency = await check_idempotency(request, caller.scope)
-    body = validate_body(request, REFUND_FIELDS)
+    idempotency, body = await validated_with_key(
+        request, caller.scope, lambda: validate_body(request, REFUND_FIELDS)
+    )
     message = charge_service_pb2.RefundChargeRequest(
         caller=caller.pb(), charge_id=charge_id, idempotency=idempotency
     )
@@ -123,8 +126,7 @@ async def refund_charge(request: Request, charge_id: str) -> HTTPResponse:
 
 async def void_charge(request: Request, charge_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
-    idempotency = await check_idempotency(request, caller.scope)
-    validate_body(request, ())
+    idempotency, _ = await validated_with_key(request, caller.scope, lambda: validate_body(request, ()))
     message = charge_service_pb2.VoidChargeRequest(
         caller=caller.pb(), charge_id=charge_id, idempotency=idempotency
     )

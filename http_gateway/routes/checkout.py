@@ -8,7 +8,7 @@ from connect.v1 import checkout_pb2, checkout_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.admission import admit_public, check_idempotency, core_of, respond, rpc
+from http_gateway.admission import admit_public, check_idempotency, core_of, respond, rpc, validated_with_key
 from http_gateway.errors import ApiError
 from http_gateway.pages import checkout_pages, rendering
 from http_gateway.serializers import checkout_page_json, checkout_result_json
@@ -72,9 +72,12 @@ def _details(body: dict[str, Any]) -> dict[str, Any]:
 
 async def complete_checkout(request: Request, charge_id: str) -> HTTPResponse:
     await admit_public(request)
-    idempotency = await check_idempotency(request, checkout_scope(charge_id))
-    body = validate_body(request, COMPLETE_FIELDS)
-    details = _details(body)
+
+    def validate() -> tuple[dict[str, Any], dict[str, Any]]:
+        body = validate_body(request, COMPLETE_FIELDS)
+        return body, _details(body)
+
+    idempotency, (body, details) = await validated_with_key(request, checkout_scope(charge_id), validate)
     message = checkout_service_pb2.CompleteCheckoutRequest(
         charge_id=charge_id, payment_method=body.get("paymentMethod", ""), idempotency=idempotency
     )

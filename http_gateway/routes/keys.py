@@ -6,7 +6,7 @@ from connect.v1 import api_key_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.admission import admit_dashboard, check_idempotency, core_of, respond, rpc
+from http_gateway.admission import admit_dashboard, api_key_cache, check_idempotency, core_of, respond, rpc
 from http_gateway.errors import ApiError
 from http_gateway.serializers import ENVIRONMENT_VALUES, api_key_json, list_json
 from http_gateway.validation import Field, parse_query, validate_body
@@ -52,6 +52,7 @@ async def revoke_key(request: Request, key_id: str) -> HTTPResponse:
         merchant_id=merchant_id, key_id=key_id, idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).api_keys.RevokeApiKey, message)
+    api_key_cache(request).evict_key(reply.response.api_key.id)  # other gateways: within their TTL
     return respond(reply, api_key_json(reply.response.api_key, include_secret=False))
 
 

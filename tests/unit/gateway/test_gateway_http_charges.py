@@ -55,17 +55,24 @@ async def test_every_response_carries_request_id_rate_limit_and_version_headers(
     assert ("x-request-id", r.headers["Request-Id"]) in call.metadata
 
 
-async def test_idempotent_create_checks_the_key_first_and_passes_it_on(client, core):
+async def test_idempotent_create_passes_the_key_on_without_an_early_check(client, core):
+    """A valid body goes straight to the core, whose claim judges the key before anything runs."""
     _created(core)
     raw = b'{"amount": 5000, "currency": "usd", "return_url": "https://shop.example/ok"}'
     headers = {**SECRET, "Idempotency-Key": "order-42", "Content-Type": "application/json"}
     r = await client.post("/connect/v1/charges", content=raw, headers=headers)
     assert r.status_code == 201
+    assert core.idempotency.CheckIdempotencyKey.calls == []
+    passed = core.charges.CreateCharge.last.idempotency
+    assert (passed.key, passed.fingerprint) == ("order-42", fingerprint("/charges", raw))
+
+
+async def test_invalid_body_with_a_key_asks_the_core_about_the_key_first(client, core):
+    r = await client.post("/v1/charges", json={"amount": "x"}, headers={**SECRET, "Idempotency-Key": "k9"})
+    assert r.status_code == 400
     check = core.idempotency.CheckIdempotencyKey.last
-    assert check.scope == "acct_test:test"
-    assert check.idempotency.key == "order-42"
-    assert check.idempotency.fingerprint == fingerprint("/charges", raw)
-    assert core.charges.CreateCharge.last.idempotency == check.idempotency
+    assert (check.scope, check.idempotency.key) == ("acct_test:test", "k9")
+    assert core.charges.CreateCharge.calls == []
 
 
 async def test_replayed_result_keeps_its_status_and_says_so(client, core):

@@ -203,7 +203,16 @@ async def test_checkout_complete_with_a_card(client, core):
     assert (sent.payment_method, sent.card.card_number, sent.card.cvc) == ("card", "4000000000000002", "123")
     assert (sent.card.exp_month, sent.card.exp_year) == (12, 2030)
     assert not sent.HasField("paypal")
+    assert sent.idempotency.key == "c1"
+    assert core.idempotency.CheckIdempotencyKey.calls == []  # a valid body: the core's claim judges the key
+
+
+async def test_checkout_complete_with_a_bad_body_checks_the_key_in_the_checkout_scope(client, core):
+    body = {"paymentMethod": "card", "paymentMethodDetails": {"exp_month": "twelve"}}
+    r = await client.post("/checkout/ch_1/complete", json=body, headers={"Idempotency-Key": "c1"})
+    assert r.status_code == 400
     assert core.idempotency.CheckIdempotencyKey.last.scope == "checkout:ch_1"
+    assert core.checkout.CompleteCheckout.calls == []
 
 
 async def test_checkout_complete_with_paypal(client, core):

@@ -233,6 +233,7 @@ class EntityActor(abc.ABC):
                 continue
             if envelope is None or envelope.reply_to.done():
                 continue  # wake-up sentinel, or a caller that gave up before its turn began
+            envelope.began = True  # same step as the check above: the caller can no longer withdraw it
             if not await self._turn(envelope):
                 return
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Envelope:
     """One ask in flight: the actor sets the result or exception of `reply_to` when its turn ends.
 
@@ -18,3 +18,6 @@ class Envelope:
 
     message: Any
     reply_to: asyncio.Future[Any]
+    began: bool = False
+    """Set by the actor, in the same step as its check of `reply_to`, when the turn starts: from then on
+    the caller cannot take the message back, only wait for its outcome (registry.ask)."""

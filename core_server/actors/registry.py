@@ -48,19 +48,32 @@ class ActorRegistry:
     async def ask(self, entity_id: str, message: Any, timeout: float) -> Any:  # noqa: ASYNC109 - per-ask deadline
         """Deliver `message` to the entity's actor and return its reply, or raise its exception.
 
-        `timeout` bounds everything: waiting for a closing actor, lease acquisition, queueing and the turn.
-        On timeout this raises TimeoutError and the actor is unharmed. If the message was still queued it
-        is skipped and never runs; if its turn had already begun it runs to completion and its result is
-        discarded — so to the caller a timeout means "outcome unknown" (retry with the idempotency key).
+        `timeout` bounds the wait for the turn: a closing actor, lease acquisition, the queue. A message
+        whose turn has not begun by then is withdrawn (the actor skips it) and TimeoutError means it
+        never ran. A turn that has begun is waited for past the deadline and its outcome returned: the
+        caller's idempotency claim must not be released while the write it guards may still commit,
+        or a retry would run it a second time. Cancelling the caller withdraws a message not yet begun
+        and otherwise leaves the turn to finish unobserved.
         """
         reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         envelope = Envelope(message, reply)
-        async with asyncio.timeout(timeout):
-            await self._deliver(entity_id, envelope)
-            # await: the turn runs in the actor's task; a timeout cancels `reply`, which the actor skips
-            # if the turn has not begun yet.
-            return await reply
-
+        try:
+            async with asyncio.timeout(timeout):
+                await self._deliver(entity_id, envelope)
+                # await: the turn runs in the actor's task; shielded so a timeout leaves `reply` alone.
+                return await asyncio.shield(reply)
+        except TimeoutError:
+            if not envelope.began:
+                reply.cancel()  # same step as the check: the actor skips it
+                raise
+        except asyncio.CancelledError:
+            if not envelope.began:
+                reply.cancel()
+            else:
+                reply.add_done_callback(_consume)  # nobody will read it; no "never retrieved" warning
+            raise
+        # await: the turn is under way and bounded by its own I/O time-outs.
+        return await reply
     async def _deliver(self, entity_id: str, envelope: Envelope) -> None:
         while True:
             if self._closed:
@@ -114,3 +127,8 @@ class ActorRegistry:
             # await: cancelled turns unwind; their cleanup still releases the leases.
             await asyncio.wait(pending)
         logger.info("registry %s: stopped %d actor(s)", self._name, len(actors))
+
+
+def _consume(reply: asyncio.Future[Any]) -> None:
+    if not reply.cancelled():
+        reply.exception()

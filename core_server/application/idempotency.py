@@ -8,10 +8,11 @@ takes over the abandoned claim and runs the operation once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from core_server.application.ports import (
     ClaimOutcome,
@@ -92,7 +93,16 @@ class IdempotentRunner:
                 raise ReplayedError(record.error)
             assert record.response is not None
             return Replay(record.response)
-        claim = Claim(request, render)
+        # Shielded: a caller that goes away (the client's deadline, a dropped connection) must not cut the
+        # bookkeeping short, or the claim would be released while its write may still commit.
+        claimed = asyncio.ensure_future(self._run_claimed(request, Claim(request, render), operation))
+        claimed.add_done_callback(_consume)
+        # await: the claimed operation runs to its end in its own task even if this await is cancelled.
+        return await asyncio.shield(claimed)
+
+    async def _run_claimed(
+        self, request: IdempotencyRequest, claim: Claim[T], operation: Callable[[Claim[T] | None], Awaitable[T]]
+    ) -> T:
         try:
             result = await operation(claim)
         except StateConflict as exc:
@@ -100,7 +110,8 @@ class IdempotentRunner:
             await self._store.store_error(request, stored_error(exc))
             raise
         except BaseException:
-            # Validation failures and outages store nothing: a retry may run the operation afresh.
+            # The operation ended without a write (validation, an outage, a message that never ran:
+            # registry.ask waits out a begun turn), so nothing is stored and a retry runs it afresh.
             # If the release itself fails, the claim lapses after CLAIM_LEASE and can be taken over.
             try:
                 await self._store.release(request)
@@ -131,3 +142,9 @@ class IdempotentRunner:
             raise IdempotencyConflict(MISMATCH_MESSAGE, param="Idempotency-Key")
         if outcome is ClaimOutcome.IN_PROGRESS:
             raise IdempotencyConflict(IN_PROGRESS_MESSAGE, param="Idempotency-Key")
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Reads the outcome of a claimed operation whose caller left, so asyncio does not log it as lost."""
+    if not task.cancelled():
+        task.exception()

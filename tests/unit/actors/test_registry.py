@@ -140,17 +140,41 @@ async def test_an_ask_arriving_during_deactivation_is_served_by_a_new_activation
     assert harness.leases[0].release_calls == 1 and harness.leases[1].held
 
 
-async def test_a_timed_out_ask_leaves_the_actor_working(harness: Harness) -> None:
+async def test_a_begun_turn_is_waited_for_past_the_deadline_and_a_queued_one_is_withdrawn(
+    harness: Harness,
+) -> None:
+    """An idempotency claim is released when its ask fails: a TimeoutError must therefore mean "never
+    ran", or a retry would run a write whose first run commits later (a double refund)."""
     gate = asyncio.Event()
-    with pytest.raises(TimeoutError):
-        await harness.ask("ch_1", blocker(gate), timeout=0.02)
+    begun = asyncio.create_task(harness.ask("ch_1", blocker(gate), timeout=0.02))
+    await eventually(lambda: any(line.startswith("receive") for line in harness.trace))
     with pytest.raises(TimeoutError):
         await harness.ask("ch_1", "queued-then-abandoned", timeout=0.01)
-    # The first turn had begun, so it still runs to completion (its result is discarded).
+    await asyncio.sleep(0.05)  # well past the first ask's deadline
+    assert not begun.done()
     gate.set()
+    assert await begun == "done"  # the outcome of the turn, not a timeout
     assert await harness.ask("ch_1", "next") == "next"
     received = [line for line in harness.trace if line.startswith("receive")]
-    assert len(received) == 2 and received[1] == "receive ch_1#1 'next'"
+    assert len(received) == 2 and received[1] == "receive ch_1#1 'next'"  # the withdrawn one never ran
+
+
+async def test_a_cancelled_caller_leaves_its_begun_turn_to_finish(harness: Harness) -> None:
+    gate = asyncio.Event()
+    finished: list[str] = []
+
+    async def turn() -> str:
+        await gate.wait()
+        finished.append("turn")
+        return "done"
+
+    caller = asyncio.create_task(harness.ask("ch_1", turn))
+    await eventually(lambda: any(line.startswith("receive") for line in harness.trace))
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    gate.set()
+    await eventually(lambda: finished == ["turn"])
 
 
 async def test_an_entity_held_by_another_process_gives_entity_busy_then_succeeds_once_free(

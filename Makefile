@@ -12,9 +12,12 @@ STAMP := $(VENV)/.installed
 N ?= 2
 M ?= 2
 ARGS ?=
+CORES ?= 1
+GATEWAYS ?= 1
+BENCH_SOAK_SECONDS ?= 300
 
 .PHONY: help install protos protos-check run core gateway cluster stop \
-	test unit-tests integration-tests e2e-tests clean
+	test unit-tests integration-tests e2e-tests openapi docs fuzz bench bench-soak clean
 
 help:
 	@echo 'make run                 venv + deps, embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are unset, 1 core + 1 gateway'
@@ -23,6 +26,11 @@ help:
 	@echo 'make stop                stop the embedded PostgreSQL and Redis under .data/'
 	@echo 'make test [ARGS=...]     the whole suite; also unit-tests, integration-tests, e2e-tests'
 	@echo 'make protos | protos-check   regenerate the gRPC code / fail if the committed code is stale'
+	@echo 'make openapi             bundle http_gateway/openapi/source/*.yaml into openapi.json (served at /openapi.json)'
+	@echo 'make docs                render the API reference to docs/api-reference.html (static, offline)'
+	@echo 'make fuzz [FUZZ_SECONDS=600]  long schemathesis run against a live gateway (random seed, stateful phase)'
+	@echo 'make bench [CORES=1 GATEWAYS=1]  load test against the ceilings of its parts (BENCHMARKS.md); BENCH_SECONDS, BENCH_REPEAT'
+	@echo 'make bench-soak [BENCH_SOAK_SECONDS=300]  resident memory of core and gateway under mixed traffic'
 	@echo 'make clean               stop the embedded services, delete .data/'
 
 install: $(STAMP)
@@ -70,6 +78,27 @@ integration-tests: install
 e2e-tests: install
 	bash scripts/ensure_browser.sh
 	scripts/test.sh tests/e2e $(ARGS)
+
+openapi: install
+	$(PY) scripts/gen_openapi.py
+
+docs: install
+	$(PY) scripts/render_api_docs.py
+
+# The contract test of `make test` with many more examples, a fresh seed and the stateful phase,
+# repeating fuzzing until FUZZ_SECONDS are spent.
+FUZZ_EXAMPLES ?= 200
+FUZZ_SECONDS ?= 600
+fuzz: install
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=random \
+		FUZZ_PHASES=examples,coverage,fuzzing,stateful scripts/test.sh tests/e2e/test_openapi_contract.py $(ARGS)
+
+# Not part of `make test`: minutes of load (scripts/bench/bench.py; installs wrk with apt when missing).
+bench: install
+	$(PY) scripts/bench/bench.py --cores $(CORES) --gateways $(GATEWAYS) $(ARGS)
+
+bench-soak: install
+	$(PY) scripts/bench/bench.py --soak-only --soak $(BENCH_SOAK_SECONDS) --cores $(CORES) --gateways $(GATEWAYS) $(ARGS)
 
 clean: stop
 	rm -rf .data .pytest_cache

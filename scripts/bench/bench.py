@@ -187,9 +187,12 @@ def start_profiles(name: str, pids: dict[str, int], seconds: int) -> list[subpro
     out = ROOT / "bench" / "tmp" / "profiles"
     out.mkdir(parents=True, exist_ok=True)
     spy = Path(sys.executable).with_name("py-spy")
+    # BENCH_PROFILE_FORMAT=raw writes collapsed stacks (.txt), for grep and scripts rather than a browser.
+    fmt = os.environ.get("BENCH_PROFILE_FORMAT") or "flamegraph"
+    suffix = {"flamegraph": "svg", "raw": "txt", "speedscope": "json"}[fmt]
     return [
         subprocess.Popen([str(spy), "record", "--nonblocking", "-r", "100", "-d", str(max(1, seconds - 1)),
-                          "-p", str(pid), "-o", str(out / f"{name}-{process}.svg")],
+                          "-f", fmt, "-p", str(pid), "-o", str(out / f"{name}-{process}.{suffix}")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for process, pid in pids.items()
     ]
@@ -291,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     report.print_summary(result)
     if "ratios" in result:
         report.update_benchmarks_md(result, path)
+    if "soak" in result and not args.no_ceilings:
+        report.update_soak_md(result, path)
     print(f"\nresults: {path.relative_to(ROOT)}" + ("; table: BENCHMARKS.md" if "ratios" in result else ""))
     failed = not result.get("consistency", {"ok": True})["ok"] or not result.get("soak", {}).get(
         "consistency", {"ok": True})["ok"]

@@ -71,7 +71,7 @@ def table(result: dict[str, Any]) -> list[str]:
     pg = c["pgbench"]
     rows.append(f"| ceiling: pgbench, the create transaction ({pg.get('connections')} clients) | "
                 f"{_fmt(pg.get('rps'))} TPS | {_fmt(pg.get('p50_ms'), 1)} | {_fmt(pg.get('p99_ms'), 1)} | | | | | | |")
-    for name, op in result["operations"].items():
+    for name, op in result.get("operations", {}).items():
         r = result["ratios"][name]
         target = ""
         if name in TARGETS:
@@ -95,7 +95,7 @@ def print_summary(result: dict[str, Any]) -> None:
     if "ratios" in result:
         for row in table(result):
             print(row)
-    for name, op in result["operations"].items():
+    for name, op in result.get("operations", {}).items():
         bad = op["c64"].get("non_2xx", 0) + op["c64"].get("socket_errors", 0)
         if bad:
             print(f"  ! {name}: {bad} failed requests: {op['c64'].get('error_codes')} {op['c64'].get('first_error')}")
@@ -123,7 +123,8 @@ def write_json(result: dict[str, Any], directory: Path = RESULTS_DIR) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
     topo = result["topology"]
-    path = directory / f"{stamp}-{topo['cores']}c{topo['gateways']}g.json"
+    kind = "-soak" if "soak" in result and "operations" not in result else ""
+    path = directory / f"{stamp}-{topo['cores']}c{topo['gateways']}g{kind}.json"
     path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
     return path
 
@@ -147,11 +148,39 @@ def update_benchmarks_md(result: dict[str, Any], json_path: Path) -> None:
         lines += ["", f"Consistency pass after the mixed run ({result['mixed']['load']['requests']:,} requests): "
                   + ("every check 0." if not bad else f"VIOLATIONS {bad}.")]
     lines.append(end)
-    block = "\n".join(lines)
+    _replace_block(key, f"{topo['cores']} core(s) + {topo['gateways']} gateway(s)", "\n".join(lines))
+
+
+def update_soak_md(result: dict[str, Any], json_path: Path) -> None:
+    """The soak's block of BENCHMARKS.md: resident memory of each process and the consistency pass."""
+    topo, soak = result["topology"], result["soak"]
+    key = f"soak-{topo['cores']}c{topo['gateways']}g"
+    lines = [
+        f"<!-- bench:{key}:begin -->",
+        f"Latest `make bench-soak`: {result['date']}, {soak['seconds']} s of mixed traffic at "
+        f"{soak['load']['rps']:,.0f} req/s ({soak['load']['requests']:,} requests), {result['connections']} "
+        f"connections; RSS sampled every 5 s, compared from the first sample after {soak['seconds'] // 10} s; raw "
+        f"numbers in `{json_path.relative_to(ROOT)}`.",
+        "",
+        "| process | RSS first (MiB) | RSS last (MiB) | max (MiB) | growth | within 10 % |",
+        "|---|---:|---:|---:|---:|---|",
+        *(f"| {name} | {m['first_mib']} | {m['last_mib']} | {m['max_mib']} | {m['growth']:+.1%} | "
+          f"{'yes' if m['flat'] else 'NO'} |" for name, m in soak["rss"].items()),
+        "",
+        "Consistency pass after the soak: "
+        + ("every check 0." if soak["consistency"]["ok"]
+           else f"VIOLATIONS {({k: v for k, v in soak['consistency']['violations'].items() if v})}."),
+        f"<!-- bench:{key}:end -->",
+    ]
+    _replace_block(key, f"Memory soak, {topo['cores']} core(s) + {topo['gateways']} gateway(s)", "\n".join(lines))
+
+
+def _replace_block(key: str, heading: str, block: str) -> None:
+    begin, end = f"<!-- bench:{key}:begin -->", f"<!-- bench:{key}:end -->"
     text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else "# Benchmarks\n"
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if pattern.search(text):
         text = pattern.sub(lambda _: block, text)
     else:
-        text = text.rstrip("\n") + f"\n\n### {topo['cores']} core(s) + {topo['gateways']} gateway(s)\n\n{block}\n"
+        text = text.rstrip("\n") + f"\n\n### {heading}\n\n{block}\n"
     BENCHMARKS_MD.write_text(text)

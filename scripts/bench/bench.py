@@ -59,7 +59,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cores", type=int, default=_env_int("CORES", 1))
     parser.add_argument("--gateways", type=int, default=_env_int("GATEWAYS", 1))
     parser.add_argument("--seconds", type=int, default=_env_int("BENCH_SECONDS", 10), help="per wrk run")
-    parser.add_argument("--repeat", type=int, default=_env_int("BENCH_REPEAT", 1), help="runs per figure (median)")
+    parser.add_argument("--repeat", type=int, default=_env_int("BENCH_REPEAT", 3), help="runs per figure (median)")
     parser.add_argument("--connections", type=int, default=_env_int("BENCH_CONNECTIONS", 64))
     parser.add_argument("--p99-connections", type=int, default=_env_int("BENCH_P99_CONNECTIONS", 32))
     parser.add_argument("--ops", default=os.environ.get("BENCH_OPS") or ",".join(OPERATIONS))

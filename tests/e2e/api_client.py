@@ -75,3 +75,15 @@ def assert_error(response: httpx.Response, status: int, type_: str, code: str | 
     if param is not None:
         assert error["param"] == param, error
     return error  # type: ignore[no-any-return]
+
+
+def captured_charges(base_url: str, merchant: Merchant, n: int) -> list[str]:
+    """`n` fresh captured charges, each through checkout and capture (so refund counts start at zero)."""
+    with httpx.Client(base_url=base_url, timeout=15.0) as client:
+        ids = []
+        for _ in range(n):
+            charge = authorized_charge(client, merchant)
+            captured = client.post(f"{API}/charges/{charge['id']}/capture", json={}, headers=merchant.auth)
+            assert captured.status_code == 200, captured.text
+            ids.append(charge["id"])
+    return ids

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.e2e.api_client import Merchant, sign_up
 from tests.support.processes import RunningProcess, free_port, start_core, start_gateway
 
 pytestmark = pytest.mark.e2e
@@ -68,3 +69,16 @@ def unthrottled_gateway(stack_env: dict[str, str], core_process: RunningProcess)
         yield process
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="module")
+def http(unthrottled_gateway: RunningProcess) -> Iterator[httpx.Client]:
+    """A client of the unthrottled gateway; modules that need the session's own gateway define theirs."""
+    with httpx.Client(base_url=unthrottled_gateway.base_url, timeout=30.0) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def merchant(http: httpx.Client) -> Merchant:
+    """A fresh merchant per module, so one module's objects never show up in another's snapshots."""
+    return sign_up(http)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, Merchant, authorized_charge, sign_up
+from tests.e2e.api_client import Merchant, captured_charges, sign_up
 from tests.support.fault_traffic import Traffic, recovery_seconds, settle, summary, unexpected
 from tests.support.private_services import PrivatePostgres, fault_env, private_postgres, private_redis
 from tests.support.processes import RunningProcess, start_core, start_gateway
@@ -55,25 +55,12 @@ def stack(stack_env: dict[str, str]) -> Iterator[Stack]:
                     process.stop()
 
 
-def captured_charges(stack: Stack, n: int) -> list[str]:
-    with httpx.Client(base_url=stack.gateway.base_url, timeout=15.0) as client:
-        ids = []
-        for _ in range(n):
-            charge = authorized_charge(client, stack.merchant)
-            captured = client.post(
-                f"{API}/charges/{charge['id']}/capture", json={}, headers=stack.merchant.auth
-            )
-            assert captured.status_code == 200, captured.text
-            ids.append(charge["id"])
-    return ids
-
-
 @pytest.mark.parametrize("mode", ["immediate", "fast"])
 def test_postgres_restarted_mid_traffic(stack: Stack, mode: str) -> None:
     """`immediate` is a crash (uncommitted work is lost, WAL recovery at start); `fast` disconnects
     every session with an admin shutdown. Either way a write is all there or not there at all."""
     base = stack.gateway.base_url
-    charge_ids = captured_charges(stack, 3)
+    charge_ids = captured_charges(stack.gateway.base_url, stack.merchant, 3)
     traffic = Traffic([base], stack.merchant.auth, charge_ids, workers=4).start()
     try:
         traffic.wait_for(lambda o: o.ok and o.op == "refund", count=6)

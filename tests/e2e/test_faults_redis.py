@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, Merchant, authorized_charge, sign_up
+from tests.e2e.api_client import Merchant, captured_charges, sign_up
 from tests.support.fault_traffic import Outcome, Traffic, recovery_seconds, settle, summary, unexpected
 from tests.support.private_services import (
     PrivatePostgres,
@@ -50,16 +50,7 @@ class Stack:
 
     def captured_charges(self, n: int = 4) -> list[str]:
         """Fresh captured charges for one test, so its refund counts start from zero."""
-        with httpx.Client(base_url=self.gateway_a.base_url, timeout=15.0) as client:
-            ids = []
-            for _ in range(n):
-                charge = authorized_charge(client, self.merchant)
-                captured = client.post(
-                    f"{API}/charges/{charge['id']}/capture", json={}, headers=self.merchant.auth
-                )
-                assert captured.status_code == 200, captured.text
-                ids.append(charge["id"])
-        return ids
+        return captured_charges(self.gateway_a.base_url, self.merchant, n)
 
 
 @pytest.fixture(scope="module")

@@ -8,15 +8,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, Merchant, authorized_charge, create_charge, sign_up
+from tests.e2e.api_client import API, Merchant, authorized_charge, create_charge
 from tests.e2e.hostile_support import envelope, snapshot
-from tests.support.processes import RunningProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -32,17 +30,6 @@ SQL = [
 ]
 SLOW = 2.0  # seconds; pg_sleep(3) would exceed it
 GOOD_CHARGE = {"amount": 1000, "currency": "usd", "return_url": "https://shop.example/ok"}
-
-
-@pytest.fixture(scope="module")
-def http(unthrottled_gateway: RunningProcess) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=unthrottled_gateway.base_url, timeout=30.0) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def merchant(http: httpx.Client) -> Merchant:
-    return sign_up(http)
 
 
 def timed(http: httpx.Client, method: str, path: str, **kwargs: Any) -> httpx.Response:

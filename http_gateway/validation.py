@@ -40,12 +40,15 @@ class Field:
 
 
 def parse_json_object(request: Request) -> dict[str, Any]:
-    """The body as a JSON object; an empty body is `{}` so optional-body operations work without one."""
+    """The body as a JSON object; an empty body is `{}` so optional-body operations work without one.
+
+    Only a body of zero bytes counts as empty: whitespace alone is not JSON (RFC 8259), and accepting it
+    as `{}` let a PATCH of garbage succeed as "no changes" (found by `make fuzz`)."""
     raw = request.body or b""
     if len(raw) > REQUEST_MAX_SIZE:  # Sanic enforces this on its own server; ASGI hosts may not
         message = "The request body is too large."
         raise ApiError("invalid_request_error", "request_too_large", message, http_status=413)
-    if not raw.strip():
+    if not raw:
         return {}
     try:
         text = raw.decode("utf-8")

@@ -128,7 +128,12 @@ def test_body_must_be_a_utf8_json_object(raw, param):
 
 def test_empty_body_is_an_empty_object():
     assert parse_json_object(_body(b"")) == {}
-    assert parse_json_object(_body(b"  \n")) == {}
+
+
+@pytest.mark.parametrize("raw", [b"\r", b"  \n", b"\t"])
+def test_whitespace_alone_is_not_an_empty_body(raw):
+    err = _error(parse_json_object, _body(raw))
+    assert (err.http_status, err.code, err.param) == (400, "parameter_invalid", None)
 
 
 def test_body_over_the_size_limit_is_413():

@@ -40,7 +40,41 @@ def bundle(source_dir: Path = SOURCE_DIR) -> dict[str, Any]:
         part.pop(ANCHORS_KEY, None)
         _merge(document, part, path.name)
     # Round-trip through JSON: anchors become plain copies and no YAML-only type survives.
-    return json.loads(json.dumps(document))
+    document = json.loads(json.dumps(document))
+    for operation in _operations(document):
+        body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+        if body is not None:
+            _optional_fields_take_null(body["schema"])
+    return document
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    methods = ("get", "put", "post", "patch", "delete")
+    return [op for item in document.get("paths", {}).values() for m, op in item.items() if m in methods]
+
+
+def _optional_fields_take_null(schema: dict[str, Any]) -> None:
+    """The gateway reads an explicit `null` as an absent field (http_gateway/validation.py, one rule for
+    every JSON body), so every optional property of a JSON request body says it takes null, at any depth.
+    Applied here, once, rather than spelled out on each field of the YAML source."""
+    required = set(schema.get("required", ()))
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("type") == "object":
+            _optional_fields_take_null(prop)
+        if name not in required:
+            schema["properties"][name] = _nullable(prop)
+
+
+def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    kind = prop.get("type")
+    if isinstance(kind, str) or (isinstance(kind, list) and "null" not in kind):
+        prop = {**prop, "type": [*([kind] if isinstance(kind, str) else kind), "null"]}
+        if "enum" in prop and None not in prop["enum"]:
+            prop["enum"] = [*prop["enum"], None]
+        return prop
+    if kind is None:
+        return {"anyOf": [prop, {"type": "null"}]}
+    return prop
 
 
 def render(document: dict[str, Any]) -> str:

@@ -284,11 +284,16 @@ class Charge:
         self.voided_at = now
 
     def open_dispute(self, dispute_id: str, now: datetime) -> Dispute:
-        """captured/partially_refunded → disputed; the amount at stake is captured − refunded."""
+        """captured/partially_refunded → disputed; the amount at stake is captured − refunded.
+
+        One dispute per charge, as with card networks: a charge back in `captured` after a won dispute
+        cannot be disputed again (the dispute stays its `dispute`)."""
         if self.status not in REFUNDABLE_STATUSES:
             raise StateConflict(
                 f"Only a captured charge can be disputed; this charge is {self.status.value}."
             )
+        if self.dispute is not None:
+            raise StateConflict("This charge has already been disputed; a charge can be disputed once.")
         self.dispute = Dispute(
             id=dispute_id,
             charge_id=self.id,

@@ -41,6 +41,10 @@ def test_dispute_won_restores_the_charge(client: httpx.Client) -> None:
     assert client.get(f"{API}/charges/{charge['id']}", headers=merchant.auth).json()["status"] == "partially_refunded"
     assert_error(client.post(f"{HELPERS}/disputes/{dispute['id']}/close", json={"outcome": "lost"},
                              headers=merchant.auth), 400, "invalid_request_error", "invalid_state")
+    # One dispute per charge: back in partially_refunded, it still cannot be disputed again (was a 500).
+    assert_error(client.post(f"{HELPERS}/charges/{charge['id']}/dispute", headers=merchant.auth),
+                 400, "invalid_request_error", "invalid_state")
+    assert client.get(f"{API}/charges/{charge['id']}", headers=merchant.auth).json()["dispute"]["id"] == dispute["id"]
 
 
 def test_dispute_lost_stays_disputed(client: httpx.Client) -> None:

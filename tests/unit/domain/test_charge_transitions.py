@@ -182,6 +182,17 @@ def test_dispute_won_restores_status_and_returns_fee() -> None:
     assert charge.status is ChargeStatus.PARTIALLY_REFUNDED and closed.fee_charged == 0
 
 
+def test_a_charge_is_disputed_once_even_after_winning() -> None:
+    """The disputes table holds one dispute per charge: a second one was a 500 (found by make fuzz)."""
+    charge = captured()
+    charge.open_dispute("dp_1", NOW)
+    charge.close_dispute("won")
+    with pytest.raises(StateConflict) as info:
+        charge.open_dispute("dp_2", NOW)
+    assert info.value.code == "invalid_state"
+    assert charge.status is ChargeStatus.CAPTURED and charge.dispute is not None and charge.dispute.id == "dp_1"
+
+
 def test_dispute_lost_stays_disputed() -> None:
     charge = captured()
     charge.open_dispute("dp_1", NOW)

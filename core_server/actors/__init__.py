@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core_server.actors.entity_actor import EntityActor
 from core_server.actors.envelope import Envelope
-from core_server.actors.errors import ActorError, ActorStopped, EntityBusy, LeaseLost
+from core_server.actors.errors import ActorError, ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.actors.lease import EntityLease, LeaseFactory
 from core_server.actors.registry import ActorRegistry
 
@@ -18,4 +18,5 @@ __all__ = [
     "Envelope",
     "LeaseFactory",
     "LeaseLost",
+    "TurnInterrupted",
 ]

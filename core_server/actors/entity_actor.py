@@ -14,9 +14,9 @@ Invariants (what the lease, the single consumer and the storage fence protect to
    rejecting writes from a stale holder (the lead's `StaleFence`).
 4. An exception whose class has a truthy `stops_actor` attribute fails its own ask, then stops the actor:
    queued asks fail with `ActorStopped`. Any other exception goes to its caller and the actor keeps going.
-5. Every refusal (`ActorStopped`, `EntityBusy`, `LeaseLost`) means `receive` never ran for that message,
-   with one exception: when a hard stop cancels a turn in flight (`stop_all` grace ran out), its caller
-   gets `ActorStopped` whose detail says the outcome is unknown.
+5. Every refusal (`ActorStopped`, `EntityBusy`, `LeaseLost`) means `receive` never ran for that message.
+   When a hard stop cancels a turn in flight (`stop_all` grace ran out), its caller gets `TurnInterrupted`
+   instead: the outcome is unknown, and callers holding an idempotency claim keep it.
 6. Closing intake and draining the inbox happen in one synchronous step, so no ask is lost between them:
    an ask either lands in an inbox that will be served or drained, or `offer` returns False and the
    registry waits for this actor to finish (lease released, left the registry) before activating anew.
@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core_server.actors.envelope import Envelope
-from core_server.actors.errors import ActorStopped, EntityBusy, LeaseLost
+from core_server.actors.errors import ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.actors.lease import EntityLease
 
 logger = logging.getLogger(__name__)
@@ -257,7 +257,7 @@ class EntityActor(abc.ABC):
             # have done part of its work, so its caller must not be told that nothing ran.
             if not reply.done():
                 reply.set_exception(
-                    ActorStopped(self.entity_id, "cancelled during its turn; outcome unknown")
+                    TurnInterrupted(self.entity_id, "cancelled during its turn; outcome unknown")
                 )
             raise
         if not reply.done():

@@ -5,9 +5,11 @@
     │                  exception in an earlier turn, or an unexpected end); the message never ran
     ├── EntityBusy     the entity's lease is held by another process and was not had within the
     │                  acquire wait; the message never ran (core maps it to gRPC ABORTED)
-    └── LeaseLost      the lease could not be renewed, so intake stopped; the message never ran
+    ├── LeaseLost      the lease could not be renewed, so intake stopped; the message never ran
+    └── TurnInterrupted  the message's turn had begun when a hard stop cancelled it: it may have written
 
-All three guarantee that `receive` was NOT called for the failed message, so a caller may retry it.
+The first three guarantee that `receive` was NOT called for the failed message, so a caller may retry it.
+TurnInterrupted guarantees nothing: its caller must treat the outcome as unknown (`keeps_claim`).
 """
 
 from __future__ import annotations
@@ -32,3 +34,13 @@ class EntityBusy(ActorError):
 
 class LeaseLost(ActorError):
     """The lease renewal failed; queued messages are refused, nothing of theirs ran."""
+
+
+class TurnInterrupted(ActorError):
+    """A hard stop (stop_all's grace ran out) cancelled this message's turn part-way; it may have written.
+
+    `keeps_claim` tells the idempotency runner not to release the request's claim: a statement cancelled
+    in flight may still commit, and a retry must find the key taken (it lapses after its lease if not).
+    """
+
+    keeps_claim = True

@@ -109,7 +109,9 @@ class IdempotentRunner:
             # The operation ran and the state said no: that answer is the request's result.
             await self._store.store_error(request, stored_error(exc))
             raise
-        except BaseException:
+        except BaseException as exc:
+            if getattr(type(exc), "keeps_claim", False):
+                raise  # it may have written (actors' TurnInterrupted): the claim lapses, never released
             # The operation ended without a write (validation, an outage, a message that never ran:
             # registry.ask waits out a begun turn), so nothing is stored and a retry runs it afresh.
             # If the release itself fails, the claim lapses after CLAIM_LEASE and can be taken over.

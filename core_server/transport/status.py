@@ -19,7 +19,7 @@ import redis.exceptions
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-from core_server.actors import ActorStopped, EntityBusy, LeaseLost
+from core_server.actors import ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.application.idempotency import Replay, ReplayedError
 from core_server.domain.errors import DomainError, StateConflict
 from core_server.metrics import IDEMPOTENT_REPLAYS, RPC_SECONDS
@@ -43,10 +43,12 @@ TYPE_TO_CODE: dict[str, grpc.StatusCode] = {
     "gateway_error": grpc.StatusCode.UNAVAILABLE,
 }
 
-# Failures after which a retry may succeed; none of them leaves a half-applied change behind.
+# Failures after which a retry may succeed; none of them leaves a half-applied change behind (an
+# interrupted turn's writes are whole statements, and its claim stays so a retry cannot run it twice).
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     ActorStopped,
     LeaseLost,
+    TurnInterrupted,
     StaleFence,
     StorageUnavailable,
     redis.exceptions.ConnectionError,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core_server.actors import ActorRegistry, ActorStopped, EntityActor, EntityBusy, EntityLease
+from core_server.actors import ActorRegistry, ActorStopped, EntityActor, EntityBusy, EntityLease, TurnInterrupted
 from tests.fakes import FakeLease
 
 
@@ -223,6 +223,6 @@ async def test_stop_all_cancels_turns_that_outlast_the_grace_and_still_releases(
     stuck = asyncio.create_task(harness.ask("ch_1", blocker(asyncio.Event()), timeout=5))
     await eventually(lambda: len(harness.trace) == 2)
     await harness.registry.stop_all(grace=0.02)
-    with pytest.raises(ActorStopped, match="outcome unknown"):
+    with pytest.raises(TurnInterrupted, match="outcome unknown"):
         await stuck
     assert harness.registry.active_count == 0 and harness.store == {}

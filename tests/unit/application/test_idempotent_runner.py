@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core_server.actors import TurnInterrupted
 from core_server.application.clocks import SettableClock
 from core_server.application.idempotency import Claim, IdempotentRunner
 from core_server.application.ports import (
@@ -98,3 +99,15 @@ async def test_an_operation_that_fails_without_writing_releases_the_claim(
     with pytest.raises(ParameterInvalid):
         await runner.run(REQUEST, str.encode, invalid)
     assert store.state == {} and store.log == ["release"]
+
+
+async def test_an_interrupted_turn_keeps_its_claim(runner: IdempotentRunner, store: MemoryStore) -> None:
+    """A hard stop cancelled the turn part-way: it may have written, so a retry must not run it again
+    (the claim lapses after its lease instead)."""
+
+    async def interrupted(claim: Claim[str] | None) -> str:
+        raise TurnInterrupted("ch_1", "cancelled during its turn; outcome unknown")
+
+    with pytest.raises(TurnInterrupted):
+        await runner.run(REQUEST, str.encode, interrupted)
+    assert store.state == {"refund-1": "in_progress"} and "release" not in store.log

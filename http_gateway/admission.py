@@ -83,18 +83,19 @@ def api_key_cache(request: Request) -> ApiKeyCache:
     return cache
 
 
+async def _authenticate(request: Request, token: str) -> ApiCaller:
+    lookup = api_key_request(token)
+    reply = await rpc(request, core_of(request).api_keys.AuthenticateApiKey, lookup, is_read=True)
+    return caller_from_reply(reply.response)
+
+
 async def admit_api_key(request: Request, *, test_only: bool = False) -> ApiCaller:
     """Secret-key routes: the core resolves the key (or the short-lived cache has it), then the merchant's
     per-environment limit applies."""
     cache = api_key_cache(request)
     try:
         token = bearer_token(request, missing_code="api_key_missing", invalid_code="api_key_invalid")
-        caller = cache.get(token)
-        if caller is None:
-            lookup = api_key_request(token)
-            reply = await rpc(request, core_of(request).api_keys.AuthenticateApiKey, lookup, is_read=True)
-            caller = caller_from_reply(reply.response)
-            cache.put(token, caller)
+        caller = await cache.resolve(token, lambda: _authenticate(request, token))
     except ApiError as err:
         if err.type == "authentication_error":
             await _count_address(request)  # brute-forcing keys is limited like any anonymous caller

@@ -8,13 +8,17 @@ API_KEY_CACHE_SECONDS (default 5; 0 disables the cache).
 
 Revocation: a revoke through this gateway evicts the key's entries at once; a revoke through another
 gateway is seen here within the TTL at the latest. That bound is the documented price of the cache.
+
+Lookups are single-flight (`resolve`): when an entry expires, every busy connection of the merchant misses
+at once, and they share one core call instead of each making its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,6 +35,7 @@ class ApiKeyCache:
         self._max = max_entries
         self._clock = clock
         self._entries: dict[bytes, tuple[float, ApiCaller]] = {}
+        self._pending: dict[bytes, asyncio.Future[ApiCaller]] = {}
 
     @property
     def enabled(self) -> bool:
@@ -53,6 +58,29 @@ class ApiKeyCache:
             return None
         return caller
 
+    async def resolve(self, token: str, lookup: Callable[[], Awaitable[ApiCaller]]) -> ApiCaller:
+        """The cached caller, else the answer of `lookup()`, run once for all requests missing together.
+
+        An error (an unknown or revoked key) reaches every waiter and is not cached."""
+        cached = self.get(token)
+        if cached is not None or not self.enabled:
+            return cached if cached is not None else await lookup()
+        digest = self._digest(token)
+        pending = self._pending.get(digest)
+        if pending is None:
+            pending = self._pending[digest] = asyncio.ensure_future(self._look_up(token, digest, lookup))
+            pending.add_done_callback(_consume)
+        # await: shielded, so a request that goes away does not cancel the lookup others are waiting for.
+        return await asyncio.shield(pending)
+
+    async def _look_up(self, token: str, digest: bytes, lookup: Callable[[], Awaitable[ApiCaller]]) -> ApiCaller:
+        try:
+            caller = await lookup()
+        finally:
+            del self._pending[digest]
+        self.put(token, caller)
+        return caller
+
     def put(self, token: str, caller: ApiCaller) -> None:
         if not self.enabled:
             return
@@ -69,3 +97,9 @@ class ApiKeyCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _consume(lookup: asyncio.Future[ApiCaller]) -> None:
+    """Reads the outcome of a lookup whose waiters all left, so asyncio does not log it as lost."""
+    if not lookup.cancelled():
+        lookup.exception()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import grpc
 import jwt
+import pytest
 from connect.v1 import api_key_pb2, charge_pb2, charge_service_pb2, common_pb2
 from connect.v1 import api_key_service_pb2 as keys_svc
 
@@ -93,3 +95,42 @@ async def test_refused_keys_are_never_cached(client, core):
     for _ in range(2):
         assert (await client.get("/v1/charges/ch_1", headers=auth)).status_code == 401
     assert len(core.api_keys.AuthenticateApiKey.calls) == 2
+
+
+async def test_requests_that_miss_together_share_one_lookup() -> None:
+    """An entry expiring under load sent every busy connection to the core at once."""
+    cache = ApiKeyCache(5.0)
+    calls = 0
+    release = asyncio.Event()
+
+    async def lookup() -> ApiCaller:
+        nonlocal calls
+        calls += 1
+        await release.wait()
+        return _caller()
+
+    waiters = [asyncio.create_task(cache.resolve(SECRET, lookup)) for _ in range(20)]
+    await asyncio.sleep(0)
+    waiters[0].cancel()  # the first request goes away: the others still get the answer
+    release.set()
+    results = await asyncio.gather(*waiters, return_exceptions=True)
+    assert calls == 1
+    assert isinstance(results[0], asyncio.CancelledError) and results[1:] == [_caller()] * 19
+    assert await cache.resolve(SECRET, lookup) == _caller() and calls == 1  # now cached
+
+
+async def test_a_failed_lookup_reaches_every_waiter_and_is_not_cached() -> None:
+    cache = ApiKeyCache(5.0)
+    calls = 0
+
+    async def revoked() -> ApiCaller:
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(0)
+        raise PermissionError("api_key_revoked")
+
+    results = await asyncio.gather(*(cache.resolve(SECRET, revoked) for _ in range(5)), return_exceptions=True)
+    assert calls == 1 and all(isinstance(r, PermissionError) for r in results)
+    with pytest.raises(PermissionError):
+        await cache.resolve(SECRET, revoked)
+    assert calls == 2 and len(cache) == 0

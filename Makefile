@@ -17,20 +17,23 @@ GATEWAYS ?= 1
 BENCH_SOAK_SECONDS ?= 300
 
 .PHONY: help install protos protos-check run core gateway cluster stop \
-	test unit-tests integration-tests e2e-tests openapi docs fuzz bench bench-soak clean
+	check test unit-tests integration-tests e2e-tests openapi docs fuzz bench bench-soak clean rotate-keys reconcile
 
 help:
 	@echo 'make run                 venv + deps, embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are unset, 1 core + 1 gateway'
 	@echo 'make cluster N=2 M=2     N cores (50051..) and M gateways (8000..), each gateway balancing over all cores'
 	@echo 'make core | gateway      one process at CORE_GRPC_ADDR / HTTP_HOST:HTTP_PORT; start several by hand'
 	@echo 'make stop                stop the embedded PostgreSQL and Redis under .data/'
-	@echo 'make test [ARGS=...]     the whole suite; also unit-tests, integration-tests, e2e-tests'
+	@echo 'make check               ruff (lint + format), mypy and the import contracts (scripts/check.sh)'
+	@echo 'make test [ARGS=...]     make check, then the whole suite; also unit-tests, integration-tests, e2e-tests'
 	@echo 'make protos | protos-check   regenerate the gRPC code / fail if the committed code is stale'
-	@echo 'make openapi             bundle http_gateway/openapi/source/*.yaml into openapi.json (served at /openapi.json)'
+	@echo 'make openapi             bundle http_gateway/operational/openapi/source/*.yaml into openapi.json (served at /openapi.json)'
 	@echo 'make docs                render the API reference to docs/api-reference.html (static, offline)'
 	@echo 'make fuzz [FUZZ_SECONDS=600]  long schemathesis run against a live gateway (random seed, stateful phase)'
 	@echo 'make bench [CORES=1 GATEWAYS=1]  load test against the ceilings of its parts (BENCHMARKS.md); BENCH_SECONDS, BENCH_REPEAT'
 	@echo 'make bench-soak [BENCH_SOAK_SECONDS=300]  resident memory of core and gateway under mixed traffic'
+	@echo 'make rotate-keys [ARGS=--batch 100]  re-seal stored secrets under DATA_ENCRYPTION_KEY (README, Security)'
+	@echo 'make reconcile [ARGS=--direct]  prove the balance ledger against a running core (or DATABASE_URL); exit 1 on a mismatch'
 	@echo 'make clean               stop the embedded services, delete .data/'
 
 install: $(STAMP)
@@ -65,7 +68,17 @@ gateway: install
 stop:
 	@if [[ -x $(PY) ]]; then $(PY) scripts/dev_stack.py stop; else echo 'no venv: nothing to stop'; fi
 
+rotate-keys: install
+	$(PY) scripts/rotate_keys.py $(ARGS)
+
+reconcile: install
+	$(PY) scripts/reconcile.py $(ARGS)
+
+check: install
+	scripts/check.sh
+
 test: install
+	scripts/check.sh
 	bash scripts/ensure_browser.sh
 	scripts/test.sh $(ARGS)
 

@@ -2,49 +2,86 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 import redis.asyncio as aioredis
-from psycopg_pool import AsyncConnectionPool
 
 from core_server.actors import ActorRegistry
-from core_server.application.api_keys import ApiKeyService
-from core_server.application.charge_actor import ChargeActor, ChargeActorDeps
-from core_server.application.charges import ChargeService
-from core_server.application.checkout import CheckoutService
-from core_server.application.clocks import SingleClock, SystemClock
-from core_server.application.events import EventService
-from core_server.application.idempotency import IdempotentRunner
-from core_server.application.merchants import MerchantService
-from core_server.application.ports import Clock
-from core_server.application.timer_sweep import TimerSweep
-from core_server.application.webhook_dispatcher import WebhookDispatcher
-from core_server.application.webhooks import WebhookEndpointService
+from core_server.billing.application.billing_run import BILLING_BATCH, BILLING_PARALLEL, BillingRun
+from core_server.billing.application.customers import CustomerService
+from core_server.billing.application.invoices import InvoiceService
+from core_server.billing.application.payment_methods import PaymentMethodService
+from core_server.billing.application.plans import PlanService
+from core_server.billing.application.portal_sessions import PortalSessionService
+from core_server.billing.application.subscription_actor import SubscriptionActor
+from core_server.billing.application.subscriptions import SubscriptionService
+from core_server.billing.application.tax_rates import TaxRateService
+from core_server.billing.storage.customer_repository import PgCustomerRepository
+from core_server.billing.storage.payment_method_repository import PgPaymentMethodRepository
+from core_server.billing.storage.plan_repository import PgPlanRepository, PgPriceRepository
+from core_server.billing.storage.portal_session_purge import PgPortalSessionPurge
+from core_server.billing.storage.portal_session_repository import PgPortalSessionRepository
+from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
+from core_server.billing.storage.tax_rate_repository import PgTaxRateRepository
 from core_server.config import Settings
+from core_server.db.migrate import apply_migrations
+from core_server.db.notify_listener import PgNotifyWakeups
+from core_server.db.pool import DbPool, open_pool
+from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
+from core_server.kernel.application.heartbeat import CoreHeartbeat
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.application.ports import Clock
+from core_server.kernel.application.retention_sweep import RetentionRule, RetentionSweep
+from core_server.kernel.application.timer_sweep import TimerSweep
+from core_server.kernel.domain.retention import IDEMPOTENCY_KEY_LIFETIME
+from core_server.kernel.storage.clock_offsets import CLOCK_CHANNEL, PgClockOffsets
+from core_server.kernel.storage.heartbeats import PgHeartbeats
+from core_server.kernel.storage.idempotency_purge import PgIdempotencyPurge
+from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
+from core_server.ledger.application.ledger import LedgerService
+from core_server.ledger.application.payout_run import PayoutRun
+from core_server.ledger.application.payouts import PayoutService
+from core_server.ledger.storage.ledger_repository import PgLedgerRepository
+from core_server.ledger.storage.payout_repository import PgPayoutRepository
+from core_server.locking.redis_client import connect_redis
 from core_server.locking.redis_lease import RedisLeaseFactory
-from core_server.processors.live_processor import UnconfiguredLiveProcessor
-from core_server.processors.routing import EnvironmentProcessors
-from core_server.processors.sandbox_processor import SandboxProcessor
+from core_server.merchants.application.api_keys import ApiKeyService
+from core_server.merchants.application.merchants import MerchantService
+from core_server.merchants.storage.api_key_repository import PgApiKeyRepository
+from core_server.merchants.storage.login_attempts import RedisLoginAttempts
+from core_server.merchants.storage.merchant_repository import PgMerchantRepository
+from core_server.payments.application.charge_actor import ChargeActor, ChargeActorDeps
+from core_server.payments.application.charge_timers import ChargeTimer
+from core_server.payments.application.charge_view import ChargeViews
+from core_server.payments.application.charges import ChargeService
+from core_server.payments.application.checkout import CheckoutService
+from core_server.payments.application.invoice_charges import InvoiceCharges
+from core_server.payments.processors.live_processor import UnconfiguredLiveProcessor
+from core_server.payments.processors.routing import EnvironmentProcessors
+from core_server.payments.processors.sandbox_processor import SandboxProcessor
+from core_server.payments.storage.charge_repository import PgChargeRepository
+from core_server.security.kdf_pool import KdfPool
+from core_server.security.keyring import Keyring, derive_key
 from core_server.security.secret_box import SecretBox
 from core_server.security.tokens import JwtIssuer
-from core_server.senders.host_resolver import SystemHostResolver
-from core_server.senders.webhook_sender import HttpWebhookSender
-from core_server.storage.api_key_repository import PgApiKeyRepository
-from core_server.storage.charge_repository import PgChargeRepository
-from core_server.storage.delivery_queue import PgDeliveryQueue
-from core_server.storage.delivery_wakeups import PgNotifyWakeups
-from core_server.storage.event_repository import PgEventRepository
-from core_server.storage.idempotency_store import PgIdempotencyStore
-from core_server.storage.merchant_repository import PgMerchantRepository
-from core_server.storage.migrate import apply_migrations
-from core_server.storage.pool import open_pool
-from core_server.storage.webhook_endpoint_repository import PgWebhookEndpointRepository
+from core_server.webhooks.application.events import EventService
+from core_server.webhooks.application.webhook_dispatcher import WebhookDispatcher
+from core_server.webhooks.application.webhooks import WebhookEndpointService
+from core_server.webhooks.senders.host_resolver import SystemHostResolver
+from core_server.webhooks.senders.webhook_sender import HttpWebhookSender
+from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
+from core_server.webhooks.storage.event_purge import PgEventPurge
+from core_server.webhooks.storage.event_repository import PgEventRepository
+from core_server.webhooks.storage.webhook_endpoint_repository import PgWebhookEndpointRepository
 
 logger = logging.getLogger(__name__)
+
+PORTAL_SESSION_AFTERLIFE = timedelta(days=1)
+"""How long an expired portal session's row is kept before the retention sweep deletes it."""
 
 
 @dataclass
@@ -52,63 +89,118 @@ class Core:
     """Everything the servicers and background jobs need, plus what must be closed at shutdown."""
 
     settings: Settings
-    pool: AsyncConnectionPool
+    pool: DbPool
     redis: aioredis.Redis
     charge_actors: ActorRegistry
+    views: ChargeViews
     charges: ChargeService
     checkout: CheckoutService
+    tax_rates: TaxRateService
+    plans: PlanService
     merchants: MerchantService
     api_keys: ApiKeyService
     runner: IdempotentRunner
-    expiration: TimerSweep
-    authorizations: TimerSweep
+    sweeps: list[TimerSweep]
+    test_clock: TestClockService
+    clock_listener: PgNotifyWakeups
     webhooks: WebhookEndpointService
     events: EventService
     dispatcher: WebhookDispatcher
     webhook_sender: HttpWebhookSender
     deliveries: PgDeliveryQueue
-    answer_box: SecretBox  # seals stored idempotent answers that carry a secret (API key creation)
+    retention: RetentionSweep
+    customers: CustomerService
+    payment_methods: PaymentMethodService
+    invoice_charges: InvoiceCharges
+    subscription_actors: ActorRegistry
+    subscriptions: SubscriptionService
+    invoices: InvoiceService
+    portal: PortalSessionService
+    ledger: LedgerService
+    payouts: PayoutService
     extras: dict[str, object] = field(default_factory=dict)
+    kdf_pool: KdfPool | None = None
+    heartbeat: CoreHeartbeat | None = None
+
+    def sweep(self, name: str) -> TimerSweep:
+        return next(sweep for sweep in self.sweeps if sweep.name == name)
+
+    @property
+    def actor_registries(self) -> list[ActorRegistry]:
+        """Every kind of actor this core runs; each is drained and releases its leases at shutdown."""
+        return [self.charge_actors, self.subscription_actors]
 
     async def close(self, grace: float = 5.0) -> None:
-        await self.charge_actors.stop_all(grace)
+        await asyncio.gather(*(registry.stop_all(grace) for registry in self.actor_registries))
+        if self.heartbeat is not None:
+            await self.heartbeat.stop()  # after the actors: no turn of this core can write any more
+        await self.clock_listener.close()
         await self.webhook_sender.close()
         await self.redis.aclose()
         await self.pool.close()
+        if self.kdf_pool is not None:
+            self.kdf_pool.close()
 
 
-def derive_key(master: bytes, label: str) -> bytes:
-    """Separate keys per purpose from DATA_ENCRYPTION_KEY, so one use never weakens another."""
-    return hmac.new(master, label.encode(), hashlib.sha256).digest()
+# The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
+# method id as context (core_server/sealed_columns.py rotates them on that contract).
+SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token")
+
+
+def sealers(settings: Settings) -> dict[str, SecretBox]:
+    """One SecretBox per sealing purpose, each under the same keyring (scripts/rotate_keys.py uses
+    these too, so the core and a rotation always derive alike)."""
+    keyring = Keyring(settings.data_encryption_key, settings.data_encryption_keys)
+    return {purpose: SecretBox(keyring, purpose) for purpose in SEALING_PURPOSES}
 
 
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     clock = clock or SystemClock()
-    clocks = SingleClock(clock)
     pool = await open_pool(
-        settings.database_url, max_size=settings.db_pool_max, timeout=settings.db_pool_timeout_seconds
+        settings.database_url,
+        max_size=settings.db_pool_max,
+        timeout=settings.db_pool_timeout_seconds,
+        statement_timeout=settings.db_statement_timeout_seconds,
+        idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
+        keepalive_idle=settings.db_keepalive_idle_seconds,
     )
     await apply_migrations(pool)
-    redis = aioredis.from_url(
-        settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0, health_check_interval=10
-    )
+    offsets = PgClockOffsets(pool)
+    clocks = MerchantClocks(clock, offsets)
+    clock_listener = PgNotifyWakeups(settings.database_url, CLOCK_CHANNEL)
+    await clock_listener.start(offsets.forget)
+    redis = connect_redis(settings.redis_url, max_connections=settings.redis_pool_max)
     leases = RedisLeaseFactory(
         redis, namespace=settings.redis_namespace, ttl_ms=settings.lease_ttl_ms, owner=settings.process_name
     )
     idempotency_store = PgIdempotencyStore(
         pool,
-        derive_key(settings.data_encryption_key, "idempotency-fingerprint"),
+        derive_key(settings.fingerprint_master, "idempotency-fingerprint"),
         claim_lease=timedelta(seconds=settings.idempotency_claim_seconds),
+        process=settings.process_name,
+        heartbeat_lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds),
     )
+    heartbeats = PgHeartbeats(pool, settings.process_name)
+    heartbeat = CoreHeartbeat(
+        heartbeats.beat,
+        heartbeats.purge_before,
+        heartbeats.forget,
+        clock,
+        interval=settings.core_heartbeat_seconds,
+    )
+    # Beating before the first request: this core's claims are alive from the start.
+    await heartbeat.start()
     # The repository claims a create's key in the create's own statement, with the store's fingerprints.
-    charge_repo = PgChargeRepository(pool, settings.checkout_base_url, idempotency_store)
+    charge_repo = PgChargeRepository(pool, idempotency_store)
+    views = ChargeViews(settings.checkout_base_url)
     merchants_repo = PgMerchantRepository(pool)
     runner = IdempotentRunner(idempotency_store, clock)
     deps = ChargeActorDeps(
         charges=charge_repo,
         clocks=clocks,
         processors=EnvironmentProcessors(test=SandboxProcessor(), live=UnconfiguredLiveProcessor()),
-        fingerprint_key=derive_key(settings.data_encryption_key, "card-fingerprint"),
+        fingerprint_key=derive_key(settings.fingerprint_master, "card-fingerprint"),
+        views=views,
     )
     charge_actors = ActorRegistry(
         lambda charge_id: ChargeActor(
@@ -117,44 +209,191 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         idle_timeout=settings.actor_idle_seconds,
         name="charge",
     )
-    sealer = SecretBox(derive_key(settings.data_encryption_key, "webhook-secret"))
-    resolver = SystemHostResolver()
+    boxes = sealers(settings)
+    sealer = boxes["webhook-secret"]
+    resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
     deliveries = PgDeliveryQueue(pool)
     sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
     dispatcher = WebhookDispatcher(
-        deliveries, sender, resolver, sealer, clocks, PgNotifyWakeups(settings.database_url),
+        deliveries,
+        sender,
+        resolver,
+        sealer,
+        clocks,
+        PgNotifyWakeups(settings.database_url, DELIVERY_CHANNEL),
         concurrency=settings.webhook_concurrency,
         per_endpoint=settings.webhook_endpoint_concurrency,
+        per_merchant=settings.webhook_merchant_concurrency,
         timeout=settings.webhook_timeout_seconds,
         lease=timedelta(seconds=settings.webhook_lease_seconds),
         poll_interval=settings.webhook_poll_seconds,
+        allow_private_targets=settings.webhook_allow_private_targets,
+    )
+    retention = RetentionSweep(
+        [
+            RetentionRule("idempotency_keys", IDEMPOTENCY_KEY_LIFETIME, PgIdempotencyPurge(pool)),
+            RetentionRule("events", timedelta(seconds=settings.event_retention_seconds), PgEventPurge(pool)),
+            # A day after it expired: its link shows the expired page either way.
+            RetentionRule("portal_sessions", PORTAL_SESSION_AFTERLIFE, PgPortalSessionPurge(pool)),
+        ],
+        clock,
+        leases,
+        interval=settings.retention_interval_seconds,
+    )
+    ask_timeout = settings.ask_timeout_seconds
+    # Sign-up and login hash in a small bounded pool, so a login flood cannot starve payment calls.
+    kdf_pool = KdfPool(settings.login_kdf_workers, settings.login_kdf_queue)
+    sweeps = [
+        TimerSweep(
+            "expiration",
+            ChargeTimer(charge_repo.due_for_expiry, charge_actors, ask_timeout=ask_timeout),
+            clock,
+            leases,
+            interval=settings.expiry_interval_seconds,
+        ),
+        TimerSweep(
+            "async-authorizations",
+            ChargeTimer(charge_repo.due_authorizations, charge_actors, ask_timeout=ask_timeout),
+            clock,
+            leases,
+            interval=settings.authorization_interval_seconds,
+        ),
+    ]
+    subscription_repo = PgSubscriptionRepository(
+        pool, idempotency_store, billing_claim=timedelta(seconds=settings.billing_claim_seconds)
+    )
+    subscription_actors = ActorRegistry(
+        lambda subscription_id: SubscriptionActor(
+            subscription_id,
+            leases("subscription", subscription_id),
+            subscription_repo,
+            clocks,
+            acquire_wait=settings.lease_wait_seconds,
+        ),
+        idle_timeout=settings.actor_idle_seconds,
+        name="subscription",
+    )
+    charges = ChargeService(charge_repo, charge_actors, clocks, runner, views, ask_timeout=ask_timeout)
+    tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
+    plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
+    customers = CustomerService(PgCustomerRepository(pool), clocks)
+    payment_methods = PaymentMethodService(
+        PgPaymentMethodRepository(pool), boxes["payment-method-token"], clocks
+    )
+    invoice_charges = InvoiceCharges(charge_repo, deps.processors, clocks, views, deps.fingerprint_key)
+    subscriptions = SubscriptionService(
+        subscription_repo,
+        subscription_actors,
+        plans,
+        customers,
+        tax_rates,
+        payment_methods,
+        invoice_charges,
+        charges,
+        clocks,
+        ask_timeout=ask_timeout,
+    )
+    payout_repo = PgPayoutRepository(pool)
+    payouts = PayoutService(payout_repo, clocks)
+    sweeps.append(
+        TimerSweep(
+            "payouts",
+            PayoutRun(payout_repo, payouts),
+            clock,
+            leases,
+            # Payouts fall due at midnight; the hourly pass of the billing run finds them in time.
+            interval=settings.billing_interval_seconds,
+            # The run claims its merchants (payout_claims): every core pays out at once, each its own.
+            exclusive=False,
+        )
+    )
+    # A new default payment method retries what its customer's subscriptions owe (DESIGN §9).
+    customers.on_default_changed(subscriptions.retry_open_invoices)
+    payment_methods.on_default_changed(subscriptions.retry_open_invoices)
+    sweeps.append(
+        TimerSweep(
+            "billing",
+            BillingRun(subscription_repo, subscriptions),
+            clock,
+            leases,
+            interval=settings.billing_interval_seconds,
+            batch=BILLING_BATCH,
+            # The run claims its batches with SKIP LOCKED: every core bills at once, each its own batch.
+            parallel=BILLING_PARALLEL,
+            exclusive=False,
+        )
+    )
+    # The customer portal (DESIGN §9): its pages beside the hosted checkout unless PORTAL_BASE_URL.
+    portal = PortalSessionService(
+        PgPortalSessionRepository(pool),
+        customers,
+        payment_methods,
+        subscriptions,
+        InvoiceService(subscription_repo),
+        plans,
+        tax_rates,
+        merchants_repo,
+        clocks,
+        portal_base_url=settings.portal_base_url or settings.checkout_base_url,
+        form_key=derive_key(settings.fingerprint_master, "portal-anti-forgery"),
+        answer_sealer=boxes["idempotent-answer"],
     )
     return Core(
         settings=settings,
         pool=pool,
         redis=redis,
         charge_actors=charge_actors,
-        charges=ChargeService(charge_repo, charge_actors, clocks, runner, ask_timeout=settings.ask_timeout_seconds),
+        views=views,
+        charges=charges,
         checkout=CheckoutService(
-            charge_repo, merchants_repo, charge_actors, clocks, runner, ask_timeout=settings.ask_timeout_seconds
+            charge_repo,
+            merchants_repo,
+            charge_actors,
+            clocks,
+            runner,
+            ask_timeout=settings.ask_timeout_seconds,
         ),
-        merchants=MerchantService(merchants_repo, JwtIssuer(settings.jwt_signing_key, clock), clock),
-        api_keys=ApiKeyService(PgApiKeyRepository(pool), clock),
+        tax_rates=tax_rates,
+        plans=plans,
+        merchants=MerchantService(
+            merchants_repo,
+            JwtIssuer(settings.jwt_signing_key, clock),
+            clock,
+            attempts=RedisLoginAttempts(redis, namespace=settings.redis_namespace),
+            kdf=kdf_pool,
+        ),
+        api_keys=ApiKeyService(
+            PgApiKeyRepository(pool),
+            clock,
+            # Seals stored idempotent answers that carry a secret (an API key creation's).
+            answer_sealer=boxes["idempotent-answer"],
+        ),
         runner=runner,
-        expiration=TimerSweep(
-            "expiration", charge_repo.due_for_expiry, charge_actors, clocks, leases,
-            ask_timeout=settings.ask_timeout_seconds, interval=settings.expiry_interval_seconds,
-        ),
-        authorizations=TimerSweep(
-            "async-authorizations", charge_repo.due_authorizations, charge_actors, clocks, leases,
-            ask_timeout=settings.ask_timeout_seconds, interval=settings.authorization_interval_seconds,
-        ),
+        sweeps=sweeps,
+        test_clock=TestClockService(clock, offsets, sweeps),
+        clock_listener=clock_listener,
         webhooks=WebhookEndpointService(
-            PgWebhookEndpointRepository(pool), deliveries, sealer, resolver, clocks
+            PgWebhookEndpointRepository(pool),
+            deliveries,
+            sealer,
+            resolver,
+            clocks,
+            allow_private_targets=settings.webhook_allow_private_targets,
         ),
         events=EventService(PgEventRepository(pool), clocks),
+        customers=customers,
+        invoice_charges=invoice_charges,
+        subscription_actors=subscription_actors,
+        subscriptions=subscriptions,
+        invoices=InvoiceService(subscription_repo),
+        portal=portal,
+        ledger=LedgerService(PgLedgerRepository(pool), clocks),
+        payouts=payouts,
+        payment_methods=payment_methods,
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,
-        answer_box=SecretBox(derive_key(settings.data_encryption_key, "idempotent-answer")),
+        retention=retention,
+        kdf_pool=kdf_pool,
+        heartbeat=heartbeat,
     )

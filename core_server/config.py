@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import ipaddress
 import os
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 
 class ConfigError(RuntimeError):
@@ -28,10 +30,20 @@ class Settings:
     expiry_interval_seconds: float
     authorization_interval_seconds: float
     db_pool_max: int
+    redis_pool_max: int
     auth_token: str | None
     process_name: str
+    # Older master keys, still accepted for opening values sealed before a rotation (README, Security).
+    data_encryption_keys: tuple[bytes, ...] = ()
+    # Keys the idempotency and card fingerprints (keyed hashes, compared, never opened); pinned across a
+    # rotation so stored fingerprints keep matching. None: DATA_ENCRYPTION_KEY.
+    data_fingerprint_key: bytes | None = None
     webhook_concurrency: int = 32
     webhook_endpoint_concurrency: int = 8
+    webhook_merchant_concurrency: int = 16
+    event_retention_seconds: float = 30 * 86400.0
+    retention_interval_seconds: float = 600.0
+    webhook_dns_timeout_seconds: float = 3.0
     webhook_timeout_seconds: float = 10.0
     webhook_lease_seconds: float = 60.0
     webhook_poll_seconds: float = 5.0
@@ -39,16 +51,94 @@ class Settings:
     db_pool_timeout_seconds: float = 5.0
     idempotency_claim_seconds: float = 60.0
     shutdown_grace_seconds: float = 8.0
+    db_statement_timeout_seconds: float = 10.0
+    db_idle_in_transaction_timeout_seconds: float = 15.0
+    db_keepalive_idle_seconds: int = 5
+    core_heartbeat_seconds: float = 1.0
+    core_heartbeat_lapse_seconds: float = 3.0
+    login_kdf_workers: int = 2
+    login_kdf_queue: int = 8
+    tls_cert_file: str | None = None
+    tls_key_file: str | None = None
+    webhook_allow_private_targets: bool = False
+    # DESIGN §9: the billing run is due hourly (a sandbox clock advance runs it at once for its merchant).
+    billing_interval_seconds: float = 3600.0
+    # Where the customer portal's pages are served (DESIGN §9); empty: the checkout base URL.
+    portal_base_url: str = ""
+    # How long a batch claimed by one core's billing run is passed over by the others (a dead core's
+    # claims lapse after it); the README's default of 5 minutes, shorter in tests that kill a core.
+    billing_claim_seconds: float = 300.0
 
     def __post_init__(self) -> None:
         if self.webhook_concurrency < 1 or self.webhook_endpoint_concurrency < 1:
             raise ConfigError("WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1")
+        if self.webhook_merchant_concurrency < 1:
+            raise ConfigError("WEBHOOK_MERCHANT_CONCURRENCY must be at least 1")
+        if self.webhook_dns_timeout_seconds <= 0:
+            raise ConfigError("WEBHOOK_DNS_TIMEOUT_SECONDS must be positive")
+        if self.event_retention_seconds <= 0 or self.retention_interval_seconds <= 0:
+            raise ConfigError(
+                "EVENT_RETENTION_DAYS (or EVENT_RETENTION_SECONDS) and RETENTION_INTERVAL_SECONDS "
+                "must be positive"
+            )
         if self.webhook_lease_seconds <= self.webhook_timeout_seconds:
             # A lease shorter than an attempt would let a second core send the same pair meanwhile.
             raise ConfigError("WEBHOOK_LEASE_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+        if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
+            raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
+        if self.billing_claim_seconds < 1:
+            # The claim is stored in whole seconds: less would be no claim at all.
+            raise ConfigError("BILLING_CLAIM_SECONDS must be at least 1")
         if self.idempotency_claim_seconds <= self.ask_timeout_seconds:
             # A claim that lapses while its request may still run would let a retry run it a second time.
             raise ConfigError("IDEMPOTENCY_CLAIM_SECONDS must exceed ASK_TIMEOUT_SECONDS")
+        self._check_claim_timers()
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ConfigError("CORE_TLS_CERT_FILE and CORE_TLS_KEY_FILE must be set together")
+        for name, path in (
+            ("CORE_TLS_CERT_FILE", self.tls_cert_file),
+            ("CORE_TLS_KEY_FILE", self.tls_key_file),
+        ):
+            if path and not Path(path).is_file():
+                raise ConfigError(f"{name} names no readable file: {path}")
+        if not self.auth_token and not _is_loopback_bind(self.grpc_addr):
+            # Without the token any host that reaches the port could act as any merchant: calls carry
+            # the merchant and environment, and the core trusts them (DESIGN §1).
+            raise ConfigError(
+                f"refusing to serve the core on non-loopback {self.grpc_addr!r} without CORE_AUTH_TOKEN: "
+                "set CORE_AUTH_TOKEN (and CORE_TLS_CERT_FILE/CORE_TLS_KEY_FILE), or bind 127.0.0.1"
+            )
+
+    def _check_claim_timers(self) -> None:
+        """A statement or transaction that could outlive its Idempotency-Key claim could commit after a
+        retry took the claim over; a heartbeat lapse shorter than two beats would call a live core dead."""
+        claim = self.idempotency_claim_seconds
+        if not 0 < self.db_statement_timeout_seconds < claim:
+            raise ConfigError(
+                "DB_STATEMENT_TIMEOUT_SECONDS must be above 0 and below IDEMPOTENCY_CLAIM_SECONDS"
+            )
+        if not 0 < self.db_idle_in_transaction_timeout_seconds < claim:
+            raise ConfigError(
+                "DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS must be above 0 and below IDEMPOTENCY_CLAIM_SECONDS"
+            )
+        if self.db_keepalive_idle_seconds < 1:
+            raise ConfigError("DB_KEEPALIVE_IDLE_SECONDS must be at least 1")
+        if self.core_heartbeat_seconds <= 0:
+            raise ConfigError("CORE_HEARTBEAT_SECONDS must be above 0")
+        if not 2 * self.core_heartbeat_seconds <= self.core_heartbeat_lapse_seconds < claim:
+            raise ConfigError(
+                "CORE_HEARTBEAT_LAPSE_SECONDS must be at least twice CORE_HEARTBEAT_SECONDS and below "
+                "IDEMPOTENCY_CLAIM_SECONDS"
+            )
+
+    @property
+    def fingerprint_master(self) -> bytes:
+        """The master of the fingerprint keys: DATA_FINGERPRINT_KEY, else DATA_ENCRYPTION_KEY."""
+        return self.data_fingerprint_key or self.data_encryption_key
+
+    @property
+    def tls_enabled(self) -> bool:
+        return bool(self.tls_cert_file and self.tls_key_file)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -60,13 +150,14 @@ class Settings:
                 raise ConfigError(f"{name} must be set")
             return value
 
-        key_b64 = required("DATA_ENCRYPTION_KEY")
-        try:
-            data_key = base64.b64decode(key_b64, validate=True)
-        except ValueError as exc:
-            raise ConfigError("DATA_ENCRYPTION_KEY must be base64") from exc
-        if len(data_key) != 32:
-            raise ConfigError("DATA_ENCRYPTION_KEY must decode to 32 bytes (AES-256-GCM)")
+        data_key = _master_key("DATA_ENCRYPTION_KEY", required("DATA_ENCRYPTION_KEY"))
+        older_keys = tuple(
+            _master_key("DATA_ENCRYPTION_KEYS", part.strip())
+            for part in e.get("DATA_ENCRYPTION_KEYS", "").split(",")
+            if part.strip()
+        )
+        fingerprint_b64 = e.get("DATA_FINGERPRINT_KEY", "").strip()
+        fingerprint_key = _master_key("DATA_FINGERPRINT_KEY", fingerprint_b64) if fingerprint_b64 else None
         http_host = e.get("HTTP_HOST", "127.0.0.1")
         http_port = e.get("HTTP_PORT", "8000")
         public = e.get("PUBLIC_BASE_URL", f"http://{http_host}:{http_port}")
@@ -78,7 +169,10 @@ class Settings:
             redis_namespace=e.get("REDIS_NAMESPACE", "pc"),
             jwt_signing_key=required("JWT_SIGNING_KEY"),
             data_encryption_key=data_key,
+            data_encryption_keys=older_keys,
+            data_fingerprint_key=fingerprint_key,
             checkout_base_url=e.get("CHECKOUT_BASE_URL", public).rstrip("/"),
+            portal_base_url=e.get("PORTAL_BASE_URL", "").rstrip("/"),
             lease_ttl_ms=int(e.get("LEASE_TTL_MS", "10000")),
             lease_wait_seconds=float(e.get("LEASE_WAIT_SECONDS", "5")),
             actor_idle_seconds=float(e.get("ACTOR_IDLE_SECONDS", "0.2")),
@@ -86,11 +180,23 @@ class Settings:
             expiry_interval_seconds=float(e.get("EXPIRY_INTERVAL_SECONDS", "300")),
             authorization_interval_seconds=float(e.get("AUTHORIZATION_INTERVAL_SECONDS", "1")),
             db_pool_max=int(e.get("DB_POOL_MAX", "20")),
+            redis_pool_max=int(e.get("REDIS_POOL_MAX", "128")),
             auth_token=e.get("CORE_AUTH_TOKEN") or None,
             process_name=f"core-{socket.gethostname()}-{os.getpid()}",
             # Delivery tuning: the spec fixes the 10 s time-out; tests shorten it for hanging receivers.
             webhook_concurrency=int(e.get("WEBHOOK_CONCURRENCY", "32")),
             webhook_endpoint_concurrency=int(e.get("WEBHOOK_ENDPOINT_CONCURRENCY", "8")),
+            # By default one merchant may hold half of a process's delivery slots, never all of them.
+            webhook_merchant_concurrency=int(
+                e.get("WEBHOOK_MERCHANT_CONCURRENCY")
+                or str(max(1, int(e.get("WEBHOOK_CONCURRENCY", "32")) // 2))
+            ),
+            # Retention (README, Retention); EVENT_RETENTION_SECONDS overrides the days for tests and soaks.
+            event_retention_seconds=float(
+                e.get("EVENT_RETENTION_SECONDS") or float(e.get("EVENT_RETENTION_DAYS", "30")) * 86400
+            ),
+            retention_interval_seconds=float(e.get("RETENTION_INTERVAL_SECONDS", "600")),
+            webhook_dns_timeout_seconds=float(e.get("WEBHOOK_DNS_TIMEOUT_SECONDS", "3")),
             webhook_timeout_seconds=float(e.get("WEBHOOK_TIMEOUT_SECONDS", "10")),
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
@@ -99,11 +205,55 @@ class Settings:
             db_pool_timeout_seconds=float(e.get("DB_POOL_TIMEOUT_SECONDS", "5")),
             idempotency_claim_seconds=float(e.get("IDEMPOTENCY_CLAIM_SECONDS", "60")),
             shutdown_grace_seconds=float(e.get("SHUTDOWN_GRACE_SECONDS", "8")),
+            # PostgreSQL time-outs and keepalives, and the heartbeat that claims follow (README).
+            db_statement_timeout_seconds=float(e.get("DB_STATEMENT_TIMEOUT_SECONDS", "10")),
+            db_idle_in_transaction_timeout_seconds=float(
+                e.get("DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS", "15")
+            ),
+            db_keepalive_idle_seconds=_integer(e, "DB_KEEPALIVE_IDLE_SECONDS", "5"),
+            core_heartbeat_seconds=float(e.get("CORE_HEARTBEAT_SECONDS", "1")),
+            core_heartbeat_lapse_seconds=float(e.get("CORE_HEARTBEAT_LAPSE_SECONDS", "3")),
+            # Password hashing (sign-up, login) runs in this many threads with this many waiting at most.
+            login_kdf_workers=_integer(e, "LOGIN_KDF_WORKERS", "2"),
+            login_kdf_queue=_integer(e, "LOGIN_KDF_QUEUE", "8"),
+            tls_cert_file=e.get("CORE_TLS_CERT_FILE", "").strip() or None,
+            tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
+            webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),
+            billing_interval_seconds=float(e.get("BILLING_INTERVAL_SECONDS", "3600")),
+            billing_claim_seconds=float(e.get("BILLING_CLAIM_SECONDS", "300")),
         )
 
 
+def _flag(env: dict[str, str], name: str) -> bool:
+    """ "1" on, "0" or unset off; anything else is a typo that must not silently mean either."""
+    value = env.get(name, "").strip()
+    if value not in ("", "0", "1"):
+        raise ConfigError(f"{name} must be 1 or 0, got {value!r}")
+    return value == "1"
+
+
+def _is_loopback_bind(addr: str) -> bool:
+    """127.0.0.0/8, ::1 or localhost; an empty host or 0.0.0.0/[::] listens on every interface."""
+    host = addr.strip().rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _integer(env: dict[str, str], name: str, default: str) -> int:
+    value = env.get(name, "").strip() or default
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, not {value!r}") from None
+
+
 def _metrics_addr(configured: str, grpc_addr: str) -> str | None:
-    """CORE_METRICS_ADDR, "off" for none; by default the gRPC port + 1000, so `make cluster` cores never clash."""
+    """CORE_METRICS_ADDR, "off" for none; by default the gRPC port + 1000, so `make cluster` cores never
+    clash."""
     value = configured.strip()
     if value.lower() == "off":
         return None
@@ -114,3 +264,14 @@ def _metrics_addr(configured: str, grpc_addr: str) -> str | None:
     if metrics_port > 65535:
         raise ConfigError(f"set CORE_METRICS_ADDR: the default (gRPC port + 1000) is {metrics_port}")
     return f"{host.strip('[]') or '127.0.0.1'}:{metrics_port}"
+
+
+def _master_key(name: str, value: str) -> bytes:
+    """A base64 AES-256 master key; DATA_ENCRYPTION_KEYS holds several, comma-separated."""
+    try:
+        key = base64.b64decode(value, validate=True)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be base64") from exc
+    if len(key) != 32:
+        raise ConfigError(f"{name} must decode to 32 bytes (AES-256-GCM)")
+    return key

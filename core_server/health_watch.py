@@ -34,7 +34,9 @@ async def watch_health(core: Core, servicer: health.aio.HealthServicer, services
     while True:
         ok = await dependencies_answer(core)
         if ok != serving:
-            status = health_pb2.HealthCheckResponse.SERVING if ok else health_pb2.HealthCheckResponse.NOT_SERVING
+            status = (
+                health_pb2.HealthCheckResponse.SERVING if ok else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
             for name in names:
                 await servicer.set(name, status)
             serving = ok

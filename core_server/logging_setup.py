@@ -8,7 +8,7 @@ import os
 import sys
 from datetime import UTC, datetime
 
-from core_server.transport.request_context import RequestIdFilter
+from core_server.rpc.request_context import RequestIdFilter
 
 
 class JsonFormatter(logging.Formatter):

@@ -22,26 +22,40 @@ REGISTRY = CollectorRegistry()
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 RPC_SECONDS = Histogram(
-    "core_rpc_duration_seconds", "gRPC method latency, by method and status code",
-    ["method", "code"], buckets=_LATENCY_BUCKETS, registry=REGISTRY,
+    "core_rpc_duration_seconds",
+    "gRPC method latency, by method and status code",
+    ["method", "code"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
 )
 ACTIVE_ACTORS = Gauge("core_active_actors", "Entity actors in memory, by kind", ["kind"], registry=REGISTRY)
 LEASE_WAIT_SECONDS = Histogram(
-    "core_lease_wait_seconds", "Time spent acquiring an entity lease, by outcome (acquired, timed_out)",
-    ["outcome"], buckets=_LATENCY_BUCKETS, registry=REGISTRY,
+    "core_lease_wait_seconds",
+    "Time spent acquiring an entity lease, by outcome (acquired, timed_out)",
+    ["outcome"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
 )
 LEASE_CONTENDED = Counter(
-    "core_lease_contended_total", "Lease acquisitions that found the entity held by another owner", registry=REGISTRY
+    "core_lease_contended_total",
+    "Lease acquisitions that found the entity held by another owner",
+    registry=REGISTRY,
 )
 IDEMPOTENT_REPLAYS = Counter(
-    "core_idempotency_replays_total", "Requests answered with the stored result of an earlier one", registry=REGISTRY
+    "core_idempotency_replays_total",
+    "Requests answered with the stored result of an earlier one",
+    registry=REGISTRY,
 )
 WEBHOOK_QUEUE_DEPTH = Gauge(
-    "core_webhook_queue_depth", "Webhook deliveries pending (due now or scheduled for a retry)", registry=REGISTRY
+    "core_webhook_queue_depth",
+    "Webhook deliveries pending (due now or scheduled for a retry)",
+    registry=REGISTRY,
 )
 WEBHOOK_ATTEMPTS = Counter(
-    "core_webhook_delivery_attempts_total", "Webhook delivery attempts, by outcome (succeeded, failed)",
-    ["outcome"], registry=REGISTRY,
+    "core_webhook_delivery_attempts_total",
+    "Webhook delivery attempts, by outcome (succeeded, failed)",
+    ["outcome"],
+    registry=REGISTRY,
 )
 
 

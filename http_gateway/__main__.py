@@ -10,9 +10,9 @@ from functools import partial
 from sanic import Sanic
 from sanic.worker.loader import AppLoader
 
-from http_gateway.app import create_app, create_worker_app
+from http_gateway.app import create_app, create_worker_app, tuned_for_serving
 from http_gateway.config import ConfigError, Settings
-from http_gateway.logging_setup import configure_logging
+from http_gateway.observability.logging_setup import configure_logging
 
 logger = logging.getLogger("http_gateway")
 
@@ -36,7 +36,7 @@ def main() -> int:
         logger.error("cannot start: %s", exc)
         return 2
     if settings.http_workers <= 1:
-        app = create_app(settings)
+        app = tuned_for_serving(create_app(settings))
         app.run(
             host=settings.http_host,
             port=settings.http_port,

@@ -38,7 +38,7 @@ class Settings:
     """Per client address for requests without a valid credential; DESIGN §5a: the test rate."""
     api_key_cache_seconds: float = 5.0
     """How long a resolved API key is reused without asking the core (0: never); bounds how long a key
-    revoked through another gateway keeps working here (http_gateway/api_key_cache.py)."""
+    revoked through another gateway keeps working here (http_gateway/pipeline/api_key_cache.py)."""
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
@@ -111,13 +111,18 @@ class Settings:
         return config
 
 
+def core_addresses(addr: str) -> list[str]:
+    """The entries of CORE_GRPC_ADDR, in order (one, or a comma-separated list)."""
+    return [p.strip() for p in addr.split(",") if p.strip()]
+
+
 def core_target(addr: str) -> tuple[str, list[tuple[str, Any]]]:
     """gRPC target and channel options for CORE_GRPC_ADDR (one address, or a list balanced round-robin).
 
     gRPC's `ipv4:`/`ipv6:` schemes take several literal addresses in one target; hostnames cannot be
     listed that way, so a list of names is refused (use DNS with several A records instead).
     """
-    parts = [p.strip() for p in addr.split(",") if p.strip()]
+    parts = core_addresses(addr)
     if not parts:
         raise ConfigError("CORE_GRPC_ADDR is empty")
     if len(parts) == 1:

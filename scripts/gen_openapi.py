@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bundle http_gateway/openapi/source/*.yaml into http_gateway/openapi/openapi.json (the served document).
+"""Bundle http_gateway/operational/openapi/source/*.yaml into its openapi.json (the served document).
 
 The YAML files are the source (one per area, with YAML anchors for repeated parts); the JSON is
 generated and committed so the gateway serves it without a YAML parser. `--check` exits 1 when the
@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE_DIR = ROOT / "http_gateway" / "openapi" / "source"
-OUTPUT = ROOT / "http_gateway" / "openapi" / "openapi.json"
+SOURCE_DIR = ROOT / "http_gateway" / "operational" / "openapi" / "source"
+OUTPUT = ROOT / "http_gateway" / "operational" / "openapi" / "openapi.json"
 ANCHORS_KEY = "x-anchors"  # each file's home for YAML anchors; not part of the document
 
 
@@ -54,9 +54,9 @@ def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _optional_fields_take_null(schema: dict[str, Any]) -> None:
-    """The gateway reads an explicit `null` as an absent field (http_gateway/validation.py, one rule for
-    every JSON body), so every optional property of a JSON request body says it takes null, at any depth.
-    Applied here, once, rather than spelled out on each field of the YAML source."""
+    """The gateway reads an explicit `null` as an absent field (http_gateway/edge/validation.py, one rule
+    for every JSON body), so every optional property of a JSON request body says it takes null, at any
+    depth. Applied here, once, rather than spelled out on each field of the YAML source."""
     required = set(schema.get("required", ()))
     for name, prop in schema.get("properties", {}).items():
         if prop.get("type") == "object":

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Render the OpenAPI document into one static, offline HTML reference page (`make docs`).
 
-Reads http_gateway/openapi/openapi.json and writes docs/api-reference.html: every operation grouped by
-tag with its aliases, credential, parameters, request body and responses, then every schema. CSS is
-inline and nothing is loaded from elsewhere, so the file works from disk or any static host.
+Reads http_gateway/operational/openapi/openapi.json and writes docs/api-reference.html: every operation
+grouped by tag with its aliases, credential, parameters, request body and responses, then every schema.
+CSS is inline and nothing is loaded from elsewhere, so the file works from disk or any static host.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENT = ROOT / "http_gateway" / "openapi" / "openapi.json"
+DOCUMENT = ROOT / "http_gateway" / "operational" / "openapi" / "openapi.json"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 OUTPUT = ROOT / "docs" / "api-reference.html"
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -79,10 +79,17 @@ class Resolver:
     @staticmethod
     def notes(schema: dict[str, Any]) -> str:
         limits = []
-        for key, label in (("minimum", "≥"), ("maximum", "≤"), ("minLength", "min length"),
-                           ("maxLength", "max length"), ("maxProperties", "max keys"),
-                           ("minItems", "min items"), ("maxItems", "max items"), ("pattern", "pattern"),
-                           ("default", "default")):
+        for key, label in (
+            ("minimum", "≥"),
+            ("maximum", "≤"),
+            ("minLength", "min length"),
+            ("maxLength", "max length"),
+            ("maxProperties", "max keys"),
+            ("minItems", "min items"),
+            ("maxItems", "max items"),
+            ("pattern", "pattern"),
+            ("default", "default"),
+        ):
             if key in schema:
                 limits.append(f"{label} {schema[key]}")
         text = schema.get("description", "")
@@ -95,19 +102,35 @@ class Resolver:
         out = []
         required = set(schema.get("required", []))
         for name, prop in schema.get("properties", {}).items():
-            out.append({"name": name, "type": self.type_of(prop), "required": name in required,
-                        "notes": self.notes(prop), "depth": depth, "link": self.ref_name(prop)})
+            out.append(
+                {
+                    "name": name,
+                    "type": self.type_of(prop),
+                    "required": name in required,
+                    "notes": self.notes(prop),
+                    "depth": depth,
+                    "link": self.ref_name(prop),
+                }
+            )
             if "$ref" not in prop and prop.get("type") == "object" and prop.get("properties") and depth < 4:
                 out.extend(self.rows(prop, depth + 1, seen))
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
-            out.append({"name": "<any key>", "type": self.type_of(extra), "required": False,
-                        "notes": self.notes(extra), "depth": depth, "link": self.ref_name(extra)})
+            out.append(
+                {
+                    "name": "<any key>",
+                    "type": self.type_of(extra),
+                    "required": False,
+                    "notes": self.notes(extra),
+                    "depth": depth,
+                    "link": self.ref_name(extra),
+                }
+            )
         return out
 
 
 def operations_by_tag(document: dict[str, Any], resolver: Resolver) -> list[tuple[dict, list[dict]]]:
-    tags = {tag["name"]: (tag, []) for tag in document.get("tags", [])}
+    tags: dict[str, tuple[dict, list[dict]]] = {tag["name"]: (tag, []) for tag in document.get("tags", [])}
     for path, item in document["paths"].items():
         for method in METHODS:
             if method not in item:
@@ -125,19 +148,34 @@ def operations_by_tag(document: dict[str, Any], resolver: Resolver) -> list[tupl
                     media.append((kind, resolver.ref_name(schema) or resolver.type_of(schema)))
                 description = resolved.get("description", "")
                 responses.append({"status": status, "description": description, "media": media})
-            tags[operation["tags"][0]][1].append({
-                "method": method.upper(), "path": path, "op": operation, "parameters": parameters,
-                "body": content and {"media": content[0], "required": body.get("required", False),
-                                     "rows": resolver.rows(content[1]["schema"]),
-                                     "examples": content[1].get("examples", {})},
-                "responses": responses,
-            })
+            tags[operation["tags"][0]][1].append(
+                {
+                    "method": method.upper(),
+                    "path": path,
+                    "op": operation,
+                    "parameters": parameters,
+                    "body": content
+                    and {
+                        "media": content[0],
+                        "required": body.get("required", False),
+                        "rows": resolver.rows(content[1]["schema"]),
+                        "examples": content[1].get("examples", {}),
+                    },
+                    "responses": responses,
+                }
+            )
     return [(tag, ops) for tag, ops in tags.values() if ops]
 
 
 def render(document: dict[str, Any]) -> str:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters["prose"] = prose
     env.filters["json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
     resolver = Resolver(document)
@@ -145,8 +183,11 @@ def render(document: dict[str, Any]) -> str:
         (name, schema, resolver.rows(schema)) for name, schema in document["components"]["schemas"].items()
     ]
     return env.get_template("api_reference.html.j2").render(
-        info=document["info"], groups=operations_by_tag(document, resolver), schemas=schemas,
-        schemes=document["components"]["securitySchemes"], type_of=resolver.type_of,
+        info=document["info"],
+        groups=operations_by_tag(document, resolver),
+        schemas=schemas,
+        schemes=document["components"]["securitySchemes"],
+        type_of=resolver.type_of,
         schema_names=set(document["components"]["schemas"]),
     )
 

@@ -8,8 +8,10 @@
 PostgreSQL and Redis come from DATABASE_URL / REDIS_URL, else from the embedded stack of dev_stack.py.
 Children's output is forwarded with their name as prefix. Ctrl-C or SIGTERM stops the children (SIGTERM,
 then SIGKILL after a grace) and then the embedded services this run started; `--only` runs leave the
-services up, because other operator-started processes share them. A child that exits on its own, or is
-not ready in time, fails the run (exit 1) with the tail of its output.
+services up, because other operator-started processes share them. A child that does not start (exits or
+is not ready in time) fails the run (exit 1) with the tail of its output. Once the stack is up, a core or
+gateway that dies is restarted after a back-off (1 s, 2 s, 4 s … up to 30 s; back to 1 s once it has run
+for a minute) and every restart is logged, while the others keep serving; only Ctrl-C/SIGTERM stops all.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ ROOT = dev_stack.ROOT
 READY_TIMEOUT = 60.0
 STOP_GRACE = 10.0
 TAIL_LINES = 40
+RESTART_FIRST_SECONDS = 1.0
+RESTART_MAX_SECONDS = 30.0
+STABLE_SECONDS = 60.0
+"""A child that ran this long without dying is healthy again: its next restart waits the first delay."""
 MODULES = {"core": "core_server", "gateway": "http_gateway"}
 _output_lock = threading.Lock()
 
@@ -61,11 +67,35 @@ class Spec:
 
 
 @dataclass
+class RestartBackoff:
+    """When to restart a child that died: 1 s, 2 s, 4 s … capped; a stable run resets it. Pure."""
+
+    first: float = RESTART_FIRST_SECONDS
+    cap: float = RESTART_MAX_SECONDS
+    stable: float = STABLE_SECONDS
+    next_delay: float = RESTART_FIRST_SECONDS
+    restarts: int = 0
+
+    def delay_after_exit(self, ran_seconds: float) -> float:
+        """The wait before the restart of a child that died after running `ran_seconds`."""
+        if ran_seconds >= self.stable:
+            self.next_delay = self.first
+        delay = self.next_delay
+        self.next_delay = min(delay * 2, self.cap)
+        self.restarts += 1
+        return delay
+
+
+@dataclass
 class Child:
     spec: Spec
     process: subprocess.Popen[bytes]
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     pump: threading.Thread | None = None
+    started: float = field(default_factory=time.monotonic)
+    backoff: RestartBackoff = field(default_factory=RestartBackoff)
+    restart_at: float | None = None
+    """Set while the child is dead and waits for its restart."""
 
     def describe_exit(self) -> str:
         if self.pump is not None:
@@ -87,8 +117,10 @@ def plan(args: argparse.Namespace, environ: Mapping[str, str]) -> list[Spec]:
     core_addrs = [f"127.0.0.1:{args.core_port + i}" for i in range(args.cores)]
     first_gateway = f"http://127.0.0.1:{args.http_port}"
     specs = []
+    # A local stack: TEST webhook endpoints may target this machine (the operator may still say 0).
+    private_targets = environ.get("WEBHOOK_ALLOW_PRIVATE_TARGETS") or "1"
     for i, addr in enumerate(core_addrs):
-        env = {"CORE_GRPC_ADDR": addr}
+        env = {"CORE_GRPC_ADDR": addr, "WEBHOOK_ALLOW_PRIVATE_TARGETS": private_targets}
         if args.gateways:
             # The core writes checkout URLs; without an operator's choice they point at the first gateway.
             env["PUBLIC_BASE_URL"] = environ.get("PUBLIC_BASE_URL") or first_gateway
@@ -120,12 +152,56 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 def spawn(spec: Spec, base_env: Mapping[str, str], forward: bool = True) -> Child:
+    process = _launch(spec, base_env)
+    child = Child(spec, process)
+    child.pump = threading.Thread(target=_pump, args=(child, forward), name=f"pump-{spec.name}", daemon=True)
+    child.pump.start()
+    return child
+
+
+def respawn(child: Child, base_env: Mapping[str, str], forward: bool = True) -> None:
+    """The same child again, in a new process; its back-off state carries over."""
+    if child.pump is not None:
+        child.pump.join(timeout=2)
+    child.tail.clear()  # the next exit quotes this run's output only
+    child.process = _launch(child.spec, base_env)
+    child.started = time.monotonic()
+    child.restart_at = None
+    child.pump = threading.Thread(
+        target=_pump, args=(child, forward), name=f"pump-{child.spec.name}", daemon=True
+    )
+    child.pump.start()
+
+
+def supervise(children: Sequence[Child], base_env: Mapping[str, str], now: float) -> None:
+    """One look at every child: schedule the restart of one that died, restart one whose wait is over."""
+    for child in children:
+        if child.restart_at is None:
+            if child.process.poll() is None:
+                continue
+            delay = child.backoff.delay_after_exit(now - child.started)
+            child.restart_at = now + delay
+            log(
+                f"{child.describe_exit()}restarting {child.spec.name} in {delay:.0f} s "
+                f"(restart {child.backoff.restarts})"
+            )
+        elif now >= child.restart_at:
+            respawn(child, base_env)
+            log(f"restarted {child.spec.name} (pid {child.process.pid}) at {child.spec.address}")
+
+
+def log(message: str) -> None:
+    with _output_lock:
+        print(f"[run_stack] {message}", file=sys.stderr, flush=True)
+
+
+def _launch(spec: Spec, base_env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     pythonpath = os.pathsep.join(
         p for p in (str(ROOT), str(ROOT / "protos"), base_env.get("PYTHONPATH", "")) if p
     )
     env = {**base_env, **spec.env, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1"}
     # A session of its own: the terminal's Ctrl-C reaches only us, and we stop children in order.
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", MODULES[spec.kind]],
         cwd=ROOT,
         env=env,
@@ -134,10 +210,6 @@ def spawn(spec: Spec, base_env: Mapping[str, str], forward: bool = True) -> Chil
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    child = Child(spec, process)
-    child.pump = threading.Thread(target=_pump, args=(child, forward), name=f"pump-{spec.name}", daemon=True)
-    child.pump.start()
-    return child
 
 
 def _pump(child: Child, forward: bool) -> None:
@@ -247,6 +319,15 @@ def banner(children: Sequence[Child], env: Mapping[str, str], started: Sequence[
             stops = label in started and not keep
             note = " (embedded; stops with this run)" if stops else " (embedded; stays up: make stop)"
         lines.append(f"  {label:<11} {dev_stack.redact(env[key])}{note}")
+    if any(
+        {**env, **c.spec.env}.get("WEBHOOK_ALLOW_PRIVATE_TARGETS") == "1"
+        for c in children
+        if c.spec.kind == "core"
+    ):
+        lines.append(
+            "  webhooks    TEST endpoints may target loopback and private addresses "
+            "(WEBHOOK_ALLOW_PRIVATE_TARGETS=1; development only)"
+        )
     lines += ["Press Ctrl-C to stop.", ""]
     return "\n".join(lines)
 
@@ -300,9 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not stop.is_set():
             print(banner(children, env, stack.started, keep), flush=True)
         while not stop.wait(0.5):
-            for child in children:
-                if child.process.poll() is not None:
-                    raise StackError(f"unexpected exit: {child.describe_exit()}")
+            supervise(children, env, time.monotonic())
         return 0
     except StackError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)

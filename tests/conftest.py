@@ -75,4 +75,6 @@ def stack_env(database_url: str, redis_url: str, redis_namespace: str) -> dict[s
         # Every e2e request comes from 127.0.0.1: the per-address limit would throttle the suite itself.
         "RATE_LIMIT_ANONYMOUS": "100000",
         "LOG_LEVEL": "INFO",
+        # Webhook receivers of the suite listen on 127.0.0.1: TEST endpoints may target loopback only so.
+        "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",
     }

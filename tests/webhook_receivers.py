@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from core_server.domain.webhook_signature import verify_signature
+from core_server.webhooks.domain.webhook_signature import verify_signature
 
 HUGE_BODY_BYTES = 200 * 1024 * 1024
 
@@ -30,7 +30,7 @@ class Delivery:
 
     @property
     def event(self) -> dict[str, Any]:
-        return json.loads(self.body)  # type: ignore[no-any-return]
+        return json.loads(self.body)
 
     @property
     def signature(self) -> str:
@@ -79,7 +79,12 @@ class WebhookReceiver:
         with self.lock:
             return [d for d in self.deliveries if path is None or d.path == path]
 
-    async def wait_for(self, count: int, path: str | None = None, timeout: float = 10.0) -> list[Delivery]:
+    async def wait_for(
+        self,
+        count: int,
+        path: str | None = None,
+        timeout: float = 10.0,  # noqa: ASYNC109 - a polling deadline; nothing is cancelled
+    ) -> list[Delivery]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             got = self.received(path)
@@ -96,7 +101,9 @@ class WebhookReceiver:
             if len(got) >= count:
                 return got
             time.sleep(0.02)
-        raise AssertionError(f"expected {count} deliveries to {path or 'any path'}, got {len(self.received(path))}")
+        raise AssertionError(
+            f"expected {count} deliveries to {path or 'any path'}, got {len(self.received(path))}"
+        )
 
     def close(self) -> None:
         self.released.set()  # hanging handlers return at once
@@ -143,7 +150,9 @@ def start_receiver(port: int = 0) -> WebhookReceiver:
                 receiver.max_concurrency = max(receiver.max_concurrency, receiver._active)
                 if receiver._inflight[key] > 1:
                     receiver.overlaps.append(key)
-                delivery = Delivery(path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic())
+                delivery = Delivery(
+                    path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic()
+                )
                 receiver.deliveries.append(delivery)
             try:
                 answered = self._answer(behaviour)
@@ -188,7 +197,10 @@ def start_receiver(port: int = 0) -> WebhookReceiver:
     server = QuietServer(("127.0.0.1", port), Handler)
     receiver = WebhookReceiver(server)
     threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=f"receiver-{receiver.port}", daemon=True
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name=f"receiver-{receiver.port}",
+        daemon=True,
     ).start()
     return receiver
 

@@ -74,6 +74,7 @@ class ActorRegistry:
             raise
         # await: the turn is under way and bounded by its own I/O time-outs.
         return await reply
+
     async def _deliver(self, entity_id: str, envelope: Envelope) -> None:
         while True:
             if self._closed:

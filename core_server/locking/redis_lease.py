@@ -12,8 +12,10 @@ from typing import TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from core_server.locking.errors import LockServiceUnavailable
 from core_server.metrics import LEASE_CONTENDED, LEASE_WAIT_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -59,8 +61,9 @@ class RedisLease:
     """One activation's lease on `key`; satisfies `core_server.actors.EntityLease`.
 
     The token is `{owner}:{uuid4 hex}`, fixed for this object, so `release` after a cancelled `acquire`
-    is still safe (compare-and-delete). Use a fresh object per activation. Redis errors propagate; a call
-    that exceeds `call_timeout` raises `redis.exceptions.TimeoutError`.
+    is still safe (compare-and-delete). Use a fresh object per activation. Every Redis call (acquire,
+    renew, release) that cannot connect, loses its connection or exceeds `call_timeout` raises
+    `LockServiceUnavailable`; any other Redis error propagates as it is.
     """
 
     def __init__(
@@ -124,12 +127,15 @@ class RedisLease:
             logger.debug("lease %s: release found no lease of ours (expired or taken over)", self.key)
 
     async def _bounded(self, call: Awaitable[T]) -> T:
+        """Every Redis call of the lease goes through here: bounded in time, and Redis' connection and
+        timeout errors turned into our own, so callers never depend on redis-py's exception types."""
         try:
             async with asyncio.timeout(self._call_timeout):
                 return await call
         except TimeoutError as exc:
-            # Surface as a Redis error so callers map every Redis failure the same way (UNAVAILABLE).
-            raise RedisTimeoutError(f"redis call on {self.key} exceeded {self._call_timeout}s") from exc
+            raise LockServiceUnavailable(f"redis call on {self.key} exceeded {self._call_timeout}s") from exc
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise LockServiceUnavailable(f"redis call on {self.key} failed: {type(exc).__name__}") from exc
 
 
 class RedisLeaseFactory:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import jwt
 
-from core_server.application.ports import Clock
+from core_server.kernel.application.ports import Clock
 
 ISSUER = "payment-connect"
 TOKEN_TYPE = "merchant"

@@ -3,21 +3,29 @@
     python scripts/bench/bench.py                          # 1 core + 1 gateway
     python scripts/bench/bench.py --cores 2 --gateways 2   # the scale-out topology
     python scripts/bench/bench.py --soak-only --soak 300   # memory soak under mixed traffic
+    python scripts/bench/bench.py --ops create --no-ceilings --login-flood   # create p99 under a login flood
+    python scripts/bench/bench.py --only billing --cores 2   # the billing run alone (BENCH_ONLY=billing)
 
-Order: the ceilings (pgbench on a scratch database; bare Sanic; Sanic → one gRPC call), then the stack
-(fresh database, N cores, M gateways), warm-up, each operation at --connections and again at
---p99-connections, the mixed run and its consistency pass, the optional soak. Everything is printed
-and written to bench/results/<date>-<N>c<M>g.json and the table of BENCHMARKS.md. Defaults come from
-the environment: BENCH_SECONDS, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_P99_CONNECTIONS,
-BENCH_SOAK_SECONDS, BENCH_OPS (comma list), BENCH_LOG_LEVEL, CORES, GATEWAYS.
+Order, all in one run: the ceilings (pgbench running each operation's own statements on a scratch
+database; bare Sanic; Sanic → one gRPC call; the naive peer) at 64, 32 and 1 connection(s); then the
+stack (fresh database, N cores, M gateways): warm-up, each operation at --connections, --p99-connections
+and 1 connection, webhook delivery at a steady rate, the mixed run and its consistency pass, the optional
+soak; then the same operations on a 2+2 stack for the CPU each request costs when scaled out (1+1 runs
+only; --no-scale-out leaves it out); then the billing run on a stack of its own (billing_bench.py;
+BENCH_BILLING=0 leaves it out, BENCH_ONLY=billing runs it alone after a create-charge measurement for its
+ratio). targets.py judges every figure against the issue's bars. Everything is printed and written to
+bench/results/<date>-<N>c<M>g.json and the tables of BENCHMARKS.md. Defaults come from the environment:
+BENCH_SECONDS, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_P99_CONNECTIONS, BENCH_SOAK_SECONDS, BENCH_OPS
+(comma list), BENCH_WEBHOOK_SECONDS, BENCH_WEBHOOK_RATE, BENCH_LOG_LEVEL, CORES, GATEWAYS.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,13 +38,17 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
 
-import consistency  # noqa: E402
+import billing_bench  # noqa: E402
+import pgbench_operations  # noqa: E402
 import report  # noqa: E402
 import stack as stack_mod  # noqa: E402
-from ceilings import measure_http_ceilings  # noqa: E402
-from pgbench_ceiling import run_pgbench  # noqa: E402
-from process_stats import CpuMeter, rss_kib  # noqa: E402
-from wrk import LoadResult, run_wrk  # noqa: E402
+import targets  # noqa: E402
+import webhook_bench  # noqa: E402
+from ceilings import measure_http_ceilings, measure_naive_peer  # noqa: E402
+from login_flood import measure_login_flood  # noqa: E402
+from memory_soak import mixed_run, settle_and_check, soak  # noqa: E402
+from process_stats import CpuMeter  # noqa: E402
+from runner import Runner  # noqa: E402
 
 OPERATIONS: dict[str, tuple[str, str, dict[str, str]]] = {
     # name: (lua script, which merchant, extra environment)
@@ -47,7 +59,7 @@ OPERATIONS: dict[str, tuple[str, str, dict[str, str]]] = {
     "full_flow": ("full_flow.lua", "writes", {}),
 }
 SEED_CHARGES = 1000
-SOAK_SAMPLE_SECONDS = 5.0
+LIGHT_CONNECTIONS = 1
 
 
 def _env_int(name: str, default: int) -> int:
@@ -59,17 +71,51 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cores", type=int, default=_env_int("CORES", 1))
     parser.add_argument("--gateways", type=int, default=_env_int("GATEWAYS", 1))
     parser.add_argument("--seconds", type=int, default=_env_int("BENCH_SECONDS", 10), help="per wrk run")
-    parser.add_argument("--repeat", type=int, default=_env_int("BENCH_REPEAT", 3), help="runs per figure (median)")
+    parser.add_argument(
+        "--repeat", type=int, default=_env_int("BENCH_REPEAT", 3), help="runs per figure (median)"
+    )
     parser.add_argument("--connections", type=int, default=_env_int("BENCH_CONNECTIONS", 64))
     parser.add_argument("--p99-connections", type=int, default=_env_int("BENCH_P99_CONNECTIONS", 32))
     parser.add_argument("--ops", default=os.environ.get("BENCH_OPS") or ",".join(OPERATIONS))
-    parser.add_argument("--soak", type=int, default=_env_int("BENCH_SOAK_SECONDS", 0), help="soak seconds (0: none)")
+    parser.add_argument(
+        "--soak", type=int, default=_env_int("BENCH_SOAK_SECONDS", 0), help="soak seconds (0: none)"
+    )
     parser.add_argument("--soak-only", action="store_true", help="no ceilings or operations: the soak alone")
-    parser.add_argument("--no-ceilings", action="store_true", help="operations only (a quick look while tuning)")
+    parser.add_argument(
+        "--no-ceilings", action="store_true", help="operations only (a quick look while tuning)"
+    )
+    parser.add_argument(
+        "--login-flood",
+        action="store_true",
+        help="create-charge p99 without and with a wrk login flood, and their ratio (login_flood.py)",
+    )
+    parser.add_argument("--flood-connections", type=int, default=_env_int("BENCH_FLOOD_CONNECTIONS", 64))
+    parser.add_argument(
+        "--soak-webhooks",
+        action="store_true",
+        help="the soak's merchant gets a webhook endpoint on a local sink (WEBHOOK_ALLOW_PRIVATE_TARGETS=1)",
+    )
+    parser.add_argument(
+        "--only",
+        choices=["billing"],
+        default=os.environ.get("BENCH_ONLY") or None,
+        help="one scenario alone: `billing` (the billing run, with a create-charge run for its ratio)",
+    )
+    parser.add_argument(
+        "--no-scale-out", action="store_true", help="1+1 only: no 2+2 stack for the CPU cost of scaling out"
+    )
+    parser.add_argument("--webhook-seconds", type=int, default=_env_int("BENCH_WEBHOOK_SECONDS", 60))
+    parser.add_argument("--webhook-rate", type=int, default=_env_int("BENCH_WEBHOOK_RATE", 200))
     parser.add_argument("--log-level", default=os.environ.get("BENCH_LOG_LEVEL") or "INFO")
-    parser.add_argument("--keep-database", action="store_true", help="leave the bench database for inspection")
-    parser.add_argument("--profile", action="store_true", default=os.environ.get("BENCH_PROFILE") == "1",
-                        help="py-spy flame graphs of every process during each operation (bench/tmp/profiles)")
+    parser.add_argument(
+        "--keep-database", action="store_true", help="leave the bench database for inspection"
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        default=os.environ.get("BENCH_PROFILE") == "1",
+        help="py-spy flame graphs of every process during each operation (bench/tmp/profiles)",
+    )
     args = parser.parse_args(argv)
     args.ops = [op for op in args.ops.split(",") if op and op != "none"]
     unknown = set(args.ops) - set(OPERATIONS)
@@ -80,53 +126,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-class Runner:
-    """Runs wrk against the stack with repeats; keeps the arguments every run shares."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
-        self.threads = max(2, args.gateways)
-        self.env: dict[str, str] = {"BENCH_RUN_ID": f"r{int(time.time())}"}
-
-    def once(self, name: str, url: str, script: str, connections: int, seconds: float | None = None,
-             env: dict[str, str] | None = None) -> LoadResult:
-        result = run_wrk(name, url, script, connections=connections, seconds=seconds or self.args.seconds,
-                         threads=self.threads, env={**self.env, **(env or {})})
-        bad = result.non_2xx + result.socket_errors
-        print(f"  {name:<14} c={connections:<3} {result.rps:>9,.0f} req/s  p50 {result.p50_ms:6.1f} ms  "
-              f"p99 {result.p99_ms:7.1f} ms" + (f"  ({bad} failed: {result.error_codes})" if bad else ""),
-              flush=True)
-        return result
-
-    def median(self, name: str, url: str, script: str, connections: int,
-               env: dict[str, str] | None = None) -> dict[str, Any]:
-        """`repeat` runs; each figure is the median over them (runs are kept for the record)."""
-        runs = [self.once(name, url, script, connections, env=env) for _ in range(self.args.repeat)]
-        return summarize(runs)
-
-
-def summarize(runs: list[LoadResult]) -> dict[str, Any]:
-    first = runs[0].as_json()
-    out = {**first}
-    for key in ("rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"):
-        out[key] = round(statistics.median(getattr(r, key) for r in runs), 2)
-    out["requests"] = sum(r.requests for r in runs)
-    out["non_2xx"] = sum(r.non_2xx for r in runs)
-    out["socket_errors"] = sum(r.socket_errors for r in runs)
-    out["runs_rps"] = [round(r.rps, 1) for r in runs]
-    return out
-
-
 def measure_ceilings(runner: Runner, admin_dsn: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The building blocks alone, at the operations' connection counts: pgbench of each operation's
+    statements, bare Sanic, Sanic → one gRPC call, and the naive peer (Sanic → gRPC → one transaction)."""
     print("ceilings:", flush=True)
-    pg = [run_pgbench(admin_dsn, lambda n: stack_mod.with_database(admin_dsn, n),
-                      clients=args.connections, seconds=args.seconds) for _ in range(args.repeat)]
-    pg_json = [p.as_json() for p in pg]
-    pgbench = {**pg_json[0], "rps": statistics.median(p["rps"] for p in pg_json),
-               "p50_ms": statistics.median(p["p50_ms"] for p in pg_json),
-               "p99_ms": statistics.median(p["p99_ms"] for p in pg_json), "script": pg[0].script}
-    print(f"  pgbench        c={pgbench['connections']:<3} {pgbench['rps']:>9,.0f} TPS    p50 "
-          f"{pgbench['p50_ms']:6.1f} ms  p99 {pgbench['p99_ms']:7.1f} ms", flush=True)
+    levels = [args.connections, args.p99_connections, LIGHT_CONNECTIONS]
+
+    def database_for(name: str) -> str:
+        return stack_mod.with_database(admin_dsn, name)
+
+    per_operation = pgbench_operations.measure_all(
+        admin_dsn, database_for, [args.connections, LIGHT_CONNECTIONS], args.seconds, args.repeat
+    )
+    for name, by_level in per_operation.items():
+        for level, figures in by_level.items():
+            print(
+                f"  pgbench {name:<9} {level:<4} {figures['rps']:>9,.0f} TPS    "
+                f"p50 {figures['p50_ms']:6.2f} ms  p99 {figures['p99_ms']:7.2f} ms",
+                flush=True,
+            )
 
     def measure(name: str, url: str, script: str, conns: int) -> Any:
         meter = CpuMeter({})
@@ -135,8 +153,15 @@ def measure_ceilings(runner: Runner, admin_dsn: str, args: argparse.Namespace) -
         summary["cpu"] = meter.stop(summary["requests"])
         return summary
 
-    http = measure_http_ceilings(measure, [args.connections, args.p99_connections])  # type: ignore[arg-type]
-    return {"pgbench": pgbench, **http}
+    http = measure_http_ceilings(measure, levels)
+    naive = measure_naive_peer(measure, [args.connections], admin_dsn, database_for)
+    return {
+        # The create statement's figure under its old name: the tables of earlier runs compare with it.
+        "pgbench": per_operation["create"][f"c{args.connections}"],
+        "pgbench_operations": per_operation,
+        **http,
+        "naive_peer": naive,
+    }
 
 
 def prepare(stack: stack_mod.BenchStack, work: Path) -> dict[str, Any]:
@@ -149,14 +174,25 @@ def prepare(stack: stack_mod.BenchStack, work: Path) -> dict[str, Any]:
     return merchants
 
 
-def measure_operations(runner: Runner, stack: stack_mod.BenchStack, merchants: dict[str, Any],
-                       work: Path, args: argparse.Namespace) -> dict[str, Any]:
+def measure_operations(
+    runner: Runner,
+    stack: stack_mod.BenchStack,
+    merchants: dict[str, Any],
+    work: Path,
+    args: argparse.Namespace,
+    levels: list[int],
+) -> dict[str, Any]:
+    """Each operation at every connection count of `levels` (the first is the throughput figure, with
+    the CPU every process spent per request)."""
     url = stack.gateway_urls[0]
     pids = {name: process.pid for name, process in stack.named().items()}
 
     def env_for(merchant: str, extra: dict[str, str]) -> dict[str, str]:
-        return {"BENCH_SECRET_KEY": merchants[merchant].secret_key,
-                "BENCH_CHARGE_IDS": str(work / "charge_ids.txt"), **extra}
+        return {
+            "BENCH_SECRET_KEY": merchants[merchant].secret_key,
+            "BENCH_CHARGE_IDS": str(work / "charge_ids.txt"),
+            **extra,
+        }
 
     print("warm-up:", flush=True)
     runner.once("warm-up", url, "create_charge.lua", args.connections, seconds=3, env=env_for("writes", {}))
@@ -169,15 +205,75 @@ def measure_operations(runner: Runner, stack: stack_mod.BenchStack, merchants: d
         meter = CpuMeter(pids)
         meter.start()
         profilers = start_profiles(name, pids, args.seconds) if args.profile else []
-        c64 = runner.median(name, url, script, args.connections, env=env)
-        cpu = meter.stop(c64["requests"])
+        first = runner.median(name, url, script, levels[0], env=env)
+        out[name] = {f"c{levels[0]}": first, "cpu": meter.stop(first["requests"])}
         for profiler in profilers:
             profiler.wait(timeout=60)
-        c32 = runner.median(name, url, script, args.p99_connections, env=env)
-        out[name] = {"c64": c64, "c32": c32, "cpu": cpu}
+        for connections in levels[1:]:
+            out[name][f"c{connections}"] = runner.median(name, url, script, connections, env=env)
         if name == "full_flow":
-            out[name]["flows_per_second"] = round(c64["rps"] / 4, 1)
+            out[name]["flows_per_second"] = round(first["rps"] / 4, 1)
     return out
+
+
+def on_stack(
+    runner: Runner, services: Any, admin_dsn: str, cores: int, gateways: int, args: argparse.Namespace
+) -> contextlib.AbstractContextManager[stack_mod.BenchStack]:
+    """A fresh stack of `cores` + `gateways`, wrk's threads spread over its gateways, stopped at the end."""
+
+    @contextlib.contextmanager
+    def running() -> Any:
+        print(f"starting {cores} core(s) + {gateways} gateway(s)", flush=True)
+        stack = stack_mod.start_stack(services, admin_dsn, cores, gateways, log_level=args.log_level)
+        targets_before = runner.env.pop("BENCH_TARGETS", None)
+        if len(stack.gateways) > 1:  # wrk threads are spread over the gateways (bench/lua/common.lua)
+            runner.env["BENCH_TARGETS"] = ",".join(g.address for g in stack.gateways)
+        try:
+            yield stack
+        finally:
+            runner.env.pop("BENCH_TARGETS", None)
+            if targets_before:
+                runner.env["BENCH_TARGETS"] = targets_before
+            stack_mod.stop_stack(stack, keep_database=args.keep_database)
+
+    return running()
+
+
+def scale_out(runner: Runner, services: Any, admin_dsn: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The same operations at --connections on 2 cores + 2 gateways: the CPU every process spends per
+    request, against 1+1's (targets.scale_out_costs), and the consistency pass of a mixed run there."""
+    with on_stack(runner, services, admin_dsn, 2, 2, args) as stack, tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        merchants = prepare(stack, work)
+        operations = measure_operations(runner, stack, merchants, work, args, [args.connections])
+        load, out_dir = mixed_run(runner, stack, merchants["mixed"], max(args.seconds * 2, 10), "mixed")
+        return {
+            "stack": stack_mod.describe(stack),
+            "operations": operations,
+            "mixed": {"load": load},
+            "consistency": settle_and_check(stack, out_dir, merchants["mixed"]),
+        }
+
+
+def webhooks(stack: stack_mod.BenchStack, args: argparse.Namespace) -> dict[str, Any]:
+    print(f"webhook delivery: {args.webhook_rate} events/s for {args.webhook_seconds} s:", flush=True)
+    return webhook_bench.run(stack, rate=args.webhook_rate, seconds=args.webhook_seconds)
+
+
+def login_flood(
+    runner: Runner, stack: stack_mod.BenchStack, merchants: dict[str, Any], args: argparse.Namespace
+) -> dict[str, Any]:
+    url = stack.gateway_urls[0]
+    script, merchant, extra = OPERATIONS["create"]
+    env = {"BENCH_SECRET_KEY": merchants[merchant].secret_key, **extra}
+    return measure_login_flood(
+        lambda: runner.median("create", url, script, args.p99_connections, env=env),
+        url,
+        seconds=args.seconds,
+        repeat=args.repeat,
+        flood_connections=args.flood_connections,
+        env=runner.env,
+    )
 
 
 def start_profiles(name: str, pids: dict[str, int], seconds: int) -> list[subprocess.Popen[bytes]]:
@@ -191,105 +287,139 @@ def start_profiles(name: str, pids: dict[str, int], seconds: int) -> list[subpro
     fmt = os.environ.get("BENCH_PROFILE_FORMAT") or "flamegraph"
     suffix = {"flamegraph": "svg", "raw": "txt", "speedscope": "json"}[fmt]
     return [
-        subprocess.Popen([str(spy), "record", "--nonblocking", "-r", "100", "-d", str(max(1, seconds - 1)),
-                          "-f", fmt, "-p", str(pid), "-o", str(out / f"{name}-{process}.{suffix}")],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            [
+                str(spy),
+                "record",
+                "--nonblocking",
+                "-r",
+                "100",
+                "-d",
+                str(max(1, seconds - 1)),
+                "-f",
+                fmt,
+                "-p",
+                str(pid),
+                "-o",
+                str(out / f"{name}-{process}.{suffix}"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for process, pid in pids.items()
     ]
 
 
-def mixed_run(runner: Runner, stack: stack_mod.BenchStack, merchant: Any, seconds: float,
-              label: str) -> tuple[dict[str, Any], dict[str, Any], Path]:
-    out_dir = Path(tempfile.mkdtemp(prefix=f"bench-{label}-"))
-    env = {"BENCH_SECRET_KEY": merchant.secret_key, "BENCH_OUT_DIR": str(out_dir)}
-    load = runner.once(label, stack.gateway_urls[0], "mixed.lua", runner.args.connections, seconds=seconds, env=env)
-    return load.as_json(), env, out_dir
-
-
-def settle_and_check(stack: stack_mod.BenchStack, out_dir: Path, merchant: Any) -> dict[str, Any]:
-    """Give requests cut off by the end of the run a moment to finish, then read the database."""
-    time.sleep(2.0)
-    return consistency.check(stack.database_dsn, out_dir, merchant.merchant_id).as_json()
-
-
-def soak(runner: Runner, stack: stack_mod.BenchStack, merchant: Any, seconds: int) -> dict[str, Any]:
-    """Mixed traffic for `seconds`, sampling RSS every few seconds; flat = last within 10 % of the first
-    sample taken after the first tenth of the soak (pools and caches have filled by then)."""
-    out_dir = Path(tempfile.mkdtemp(prefix="bench-soak-"))
-    env = {**runner.env, "BENCH_RUN_ID": f"soak{int(time.time())}", "BENCH_SECRET_KEY": merchant.secret_key,
-           "BENCH_OUT_DIR": str(out_dir),
-           "LUA_PATH": f"{ROOT / 'bench' / 'lua'}/?.lua;;"}
-    command = ["wrk", f"-t{runner.threads}", f"-c{runner.args.connections}", f"-d{seconds}s", "--timeout=10s",
-               "-s", str(ROOT / "bench" / "lua" / "mixed.lua"), stack.gateway_urls[0]]
-    print(f"soak: {seconds} s of mixed traffic, RSS sampled every {SOAK_SAMPLE_SECONDS:.0f} s", flush=True)
-    named = stack.named()
-    samples: dict[str, list[tuple[float, int]]] = {name: [] for name in named}
-    started = time.monotonic()
-    wrk = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.PIPE, text=True)
-    while wrk.poll() is None:
-        for name, series in samples.items():
-            rss = rss_kib(named[name].pid)
-            if rss is not None:
-                series.append((round(time.monotonic() - started, 1), rss))
-        time.sleep(SOAK_SAMPLE_SECONDS)
-    stdout = wrk.stdout.read() if wrk.stdout else ""
-    from wrk import parse_summary
-
-    load = parse_summary("soak", runner.args.connections, stdout)
-    rss: dict[str, Any] = {}
-    for name, series in samples.items():
-        settled = [kib for t, kib in series if t >= seconds / 10] or [kib for _, kib in series]
-        first, last = settled[0], settled[-1]
-        rss[name] = {
-            "first_mib": round(first / 1024, 1), "last_mib": round(last / 1024, 1),
-            "max_mib": round(max(k for _, k in series) / 1024, 1), "growth": round((last - first) / first, 4),
-            "flat": abs(last - first) / first <= 0.10, "samples_kib": series,
-        }
-    return {"seconds": seconds, "load": load.as_json(), "rss": rss,
-            "consistency": settle_and_check(stack, out_dir, merchant)}
+def billing(
+    runner: Runner,
+    services: Any,
+    admin_dsn: str,
+    args: argparse.Namespace,
+    create_rps: float | None,
+) -> dict[str, Any]:
+    """The billing run on a fresh stack (billing_bench.py); without `create_rps` (the scenario alone) the
+    create-charge figure of its ratio is measured first on that same stack, as in the full bench."""
+    stack = billing_bench.start_billing_stack(services, admin_dsn, args.cores, args.gateways, args.log_level)
+    try:
+        if len(stack.gateways) > 1:
+            runner.env["BENCH_TARGETS"] = ",".join(g.address for g in stack.gateways)
+        create = None
+        if create_rps is None:
+            url = stack.gateway_urls[0]
+            writes = stack_mod.sign_up(url, "writes")
+            script, _, extra = OPERATIONS["create"]
+            env = {"BENCH_SECRET_KEY": writes.secret_key, **extra}
+            print("create charge, for the billing run's ratio:", flush=True)
+            runner.once("warm-up", url, script, args.connections, seconds=3, env=env)
+            create = runner.median("create", url, script, args.connections, env=env)
+            create_rps = create["rps"]
+        out = billing_bench.run(
+            stack,
+            create_rps=create_rps,
+            pgbench_clients=args.connections,
+            pgbench_seconds=args.seconds,
+            profile=start_profiles if args.profile else None,
+        )
+        if create is not None:
+            out["create"] = create
+        return out
+    finally:
+        stack_mod.stop_stack(stack, keep_database=args.keep_database)
 
 
 def host_info() -> dict[str, Any]:
-    return {"cpus": os.cpu_count(), "load_before": [round(x, 2) for x in os.getloadavg()],
-            "python": platform.python_version(), "kernel": platform.release()}
+    return {
+        "cpus": os.cpu_count(),
+        "load_before": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     subprocess.run(["bash", str(HERE / "ensure_wrk.sh")], check=True)
+    # The webhook receiver is on loopback; the cores inherit this from the bench's environment.
+    os.environ["WEBHOOK_ALLOW_PRIVATE_TARGETS"] = "1"
     result: dict[str, Any] = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"), "host": host_info(),
-        "topology": {"cores": args.cores, "gateways": args.gateways}, "seconds": args.seconds,
-        "connections": args.connections, "p99_connections": args.p99_connections, "repeat": args.repeat,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "host": host_info(),
+        "topology": {"cores": args.cores, "gateways": args.gateways},
+        "seconds": args.seconds,
+        "connections": args.connections,
+        "p99_connections": args.p99_connections,
+        "repeat": args.repeat,
     }
     runner = Runner(args)
     services, admin_dsn = stack_mod.start_services()
     try:
+        if args.only == "billing":
+            result["billing"] = billing(runner, services, admin_dsn, args, None)
+            return _finish_billing_only(result)
         if not (args.soak_only or args.no_ceilings):
             result["ceilings"] = measure_ceilings(runner, admin_dsn, args)
-        print(f"starting {args.cores} core(s) + {args.gateways} gateway(s)", flush=True)
-        stack = stack_mod.start_stack(services, admin_dsn, args.cores, args.gateways, log_level=args.log_level)
-        result["stack"] = stack_mod.describe(stack)
-        if len(stack.gateways) > 1:  # wrk threads are spread over the gateways (bench/lua/common.lua)
-            runner.env["BENCH_TARGETS"] = ",".join(g.address for g in stack.gateways)
-        try:
-            with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-                work = Path(tmp)
-                merchants = prepare(stack, work)
-                if not args.soak_only:
-                    result["operations"] = measure_operations(runner, stack, merchants, work, args)
-                    if "ceilings" in result:
-                        result["ratios"] = report.ratios(result["operations"], result["ceilings"])
-                    print("mixed run and consistency pass:", flush=True)
-                    load, _, out_dir = mixed_run(runner, stack, merchants["mixed"], max(args.seconds * 2, 10), "mixed")
-                    result["mixed"] = {"load": load}
-                    result["consistency"] = settle_and_check(stack, out_dir, merchants["mixed"])
-                if args.soak > 0:
-                    result["soak"] = soak(runner, stack, merchants["soak"], args.soak)
-        finally:
-            stack_mod.stop_stack(stack, keep_database=args.keep_database)
+        with on_stack(runner, services, admin_dsn, args.cores, args.gateways, args) as stack:
+            result["stack"] = stack_mod.describe(stack)
+            measure_stack(runner, stack, args, result)
+        full = "ceilings" in result
+        if full and not args.no_scale_out and (args.cores, args.gateways) == (1, 1):
+            print("scale-out: the same operations on 2 cores + 2 gateways", flush=True)
+            result["scale_out"] = scale_out(runner, services, admin_dsn, args)
+        if full and os.environ.get("BENCH_BILLING") != "0":
+            create_rps = result["operations"].get("create", {}).get(f"c{args.connections}", {}).get("rps")
+            result["billing"] = billing(runner, services, admin_dsn, args, create_rps)
     finally:
         stack_mod.stop_services(services)
+    if "ceilings" in result:
+        result["ratios"] = report.ratios(result["operations"], result["ceilings"])
+        result["composite"] = targets.composite_ceilings(result, f"c{args.connections}")
+        result["targets"] = targets.checks(result)
+    return _finish(result, args)
+
+
+def measure_stack(
+    runner: Runner, stack: stack_mod.BenchStack, args: argparse.Namespace, result: dict[str, Any]
+) -> None:
+    """Everything measured on the main stack, in order, into `result`."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        work = Path(tmp)
+        merchants = prepare(stack, work)
+        if not args.soak_only:
+            levels = [args.connections, args.p99_connections, LIGHT_CONNECTIONS]
+            result["operations"] = measure_operations(runner, stack, merchants, work, args, levels)
+            if args.login_flood:
+                result["login_flood"] = login_flood(runner, stack, merchants, args)
+            if args.webhook_seconds > 0:
+                result["webhooks"] = webhooks(stack, args)
+            print("mixed run and consistency pass:", flush=True)
+            load, out_dir = mixed_run(runner, stack, merchants["mixed"], max(args.seconds * 2, 10), "mixed")
+            result["mixed"] = {"load": load}
+            result["consistency"] = settle_and_check(stack, out_dir, merchants["mixed"])
+        if args.soak > 0:
+            result["soak"] = soak(runner, stack, merchants["soak"], args.soak)
+
+
+def _finish(result: dict[str, Any], args: argparse.Namespace) -> int:
     path = report.write_json(result, report.SCRATCH_DIR if args.no_ceilings else report.RESULTS_DIR)
     report.print_summary(result)
     if "ratios" in result:
@@ -297,9 +427,24 @@ def main(argv: list[str] | None = None) -> int:
     if "soak" in result and not args.no_ceilings:
         report.update_soak_md(result, path)
     print(f"\nresults: {path.relative_to(ROOT)}" + ("; table: BENCHMARKS.md" if "ratios" in result else ""))
-    failed = not result.get("consistency", {"ok": True})["ok"] or not result.get("soak", {}).get(
-        "consistency", {"ok": True})["ok"]
-    return 1 if failed else 0
+    if "billing" in result:
+        print("\nbilling run:\n" + "\n".join(billing_bench.table(result["billing"])))
+    consistent = [
+        result.get(part, {}).get("consistency", {"ok": True})["ok"]
+        for part in ("billing", "scale_out", "soak")
+    ]
+    return 0 if all(consistent) and result.get("consistency", {"ok": True})["ok"] else 1
+
+
+def _finish_billing_only(result: dict[str, Any]) -> int:
+    topo = result["topology"]
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H%M%SZ")
+    report.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = report.RESULTS_DIR / f"{stamp}-{topo['cores']}c{topo['gateways']}g-billing.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    print("\nbilling run:\n" + "\n".join(billing_bench.table(result["billing"])))
+    print(f"\nresults: {path.relative_to(ROOT)}")
+    return 0 if result["billing"]["consistency"]["ok"] else 1
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ succeed, bench/lua/mixed.lua) is compared with what PostgreSQL holds.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,34 +26,82 @@ MONEY_CHECKS = {
     ),
     "refund_rows_disagree_with_total": """
         SELECT count(*) AS n FROM charges c
-        LEFT JOIN (SELECT charge_id, sum(amount) AS total FROM refunds GROUP BY charge_id) r ON r.charge_id = c.id
+        LEFT JOIN (SELECT charge_id, sum(amount) AS total FROM refunds GROUP BY charge_id) r
+               ON r.charge_id = c.id
         WHERE c.amount_refunded <> coalesce(r.total, 0)""",
     "status_disagrees_with_amounts": """
         SELECT count(*) AS n FROM charges WHERE
            (status = 'refunded' AND amount_refunded <> amount_captured)
         OR (status = 'partially_refunded' AND NOT (amount_refunded > 0 AND amount_refunded < amount_captured))
         OR (status = 'captured' AND (amount_captured IS NULL OR amount_refunded <> 0))
-        OR (status IN ('pending', 'authorized', 'voided', 'failed', 'expired') AND amount_captured IS NOT NULL)""",
+        OR (status IN ('pending', 'authorized', 'voided', 'failed', 'expired')
+            AND amount_captured IS NOT NULL)""",
     "one_key_created_two_charges": """
         SELECT count(*) AS n FROM (SELECT 1 FROM charges WHERE idempotency_key IS NOT NULL
-                                   GROUP BY merchant_id, environment, idempotency_key HAVING count(*) > 1) d""",
+                                   GROUP BY merchant_id, environment, idempotency_key
+                                   HAVING count(*) > 1) d""",
     # Joins on per-charge counts (events has no index on object_id: a correlated count per charge would
     # scan it once per charge).
     "charge_without_created_event": """
         SELECT count(*) AS n FROM charges c
-        LEFT JOIN (SELECT DISTINCT object_id FROM events WHERE type = 'charge.created') e ON e.object_id = c.id
+        LEFT JOIN (SELECT DISTINCT object_id FROM events WHERE type = 'charge.created') e
+               ON e.object_id = c.id
         WHERE e.object_id IS NULL""",
     "authorized_without_completed_event": """
         SELECT count(*) AS n FROM charges c
-        LEFT JOIN (SELECT DISTINCT object_id FROM events WHERE type = 'charge.completed') e ON e.object_id = c.id
+        LEFT JOIN (SELECT DISTINCT object_id FROM events WHERE type = 'charge.completed') e
+               ON e.object_id = c.id
         WHERE c.authorized_at IS NOT NULL AND e.object_id IS NULL""",
     "refunds_disagree_with_refund_events": """
         SELECT count(*) AS n FROM charges c
         LEFT JOIN (SELECT charge_id, count(*) AS n FROM refunds GROUP BY charge_id) r ON r.charge_id = c.id
-        LEFT JOIN (SELECT object_id, count(*) AS n FROM events WHERE type = 'charge.refunded' GROUP BY object_id) e
+        LEFT JOIN (SELECT object_id, count(*) AS n FROM events WHERE type = 'charge.refunded'
+                    GROUP BY object_id) e
                ON e.object_id = c.id
         WHERE coalesce(r.n, 0) <> coalesce(e.n, 0)""",
+    # The ledger (DESIGN §9): each capture and refund has its balance transaction, of its amount
+    # (the full reconciliation, `_reconciliation`, proves the rest: disputes, paid invoices, payouts,
+    # orphans, balances).
+    "capture_without_its_balance_transaction": """
+        SELECT count(*) AS n FROM charges c
+        LEFT JOIN balance_transactions bt ON bt.type = 'charge' AND bt.source = c.id
+        WHERE c.amount_captured IS NOT NULL AND c.invoice_id IS NULL
+          AND (bt.id IS NULL OR bt.amount <> c.amount_captured)""",
+    "refund_without_its_balance_transaction": """
+        SELECT count(*) AS n FROM refunds r
+        LEFT JOIN balance_transactions bt ON bt.type = 'refund' AND bt.source = r.id
+        WHERE bt.id IS NULL OR bt.amount <> -r.amount""",
 }
+
+
+RECONCILE = Path(__file__).resolve().parents[1] / "reconcile.py"
+RECONCILE_TIMEOUT_SECONDS = 900
+
+
+def _reconciliation(database_dsn: str) -> dict[str, int]:
+    """The full reconciliation (`make reconcile --direct`, README, Balance and ledger): disputes, paid
+    invoices, payouts, orphan rows and every balance against its rows, beyond the two checks above.
+    A ledger it could not read is a violation of its own, not zero findings."""
+    try:
+        run = subprocess.run(
+            [sys.executable, str(RECONCILE), "--direct", "--quiet"],
+            env={**os.environ, "DATABASE_URL": database_dsn},
+            capture_output=True,
+            text=True,
+            timeout=RECONCILE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        print(f"  reconciliation: no answer within {RECONCILE_TIMEOUT_SECONDS} s", flush=True)
+        return {"ledger_reconciliation_findings": 0, "ledger_reconciliation_unreadable": 1}
+    findings = [line for line in run.stdout.splitlines() if line.startswith("MISMATCH")]
+    unreadable = run.returncode not in (0, 1) or (run.returncode == 1) != bool(findings)
+    for line in findings[:20] if not unreadable else [run.stdout, run.stderr]:
+        print(f"  reconciliation: {line}", flush=True)
+    return {
+        "ledger_reconciliation_findings": len(findings),
+        "ledger_reconciliation_unreadable": int(unreadable),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +143,13 @@ def _client_checks(conn: psycopg.Connection[Any], seen: dict[str, list[list[str]
     return {
         "acknowledged_create_lost": sum(1 for cid in created if cid not in charges),
         "acknowledged_capture_lost": sum(
-            1 for cid, amount in seen["captured"]
+            1
+            for cid, amount in seen["captured"]
             if cid not in charges or str(charges[cid]["amount_captured"]) != amount
         ),
         "acknowledged_refund_lost": sum(
-            1 for cid, rid, amount in seen["refund"]
+            1
+            for cid, rid, amount in seen["refund"]
             if rid not in refunds or refunds[rid]["charge_id"] != cid or str(refunds[rid]["amount"]) != amount
         ),
         "acknowledged_void_lost": sum(
@@ -105,7 +158,9 @@ def _client_checks(conn: psycopg.Connection[Any], seen: dict[str, list[list[str]
     }
 
 
-def _answer_checks(conn: psycopg.Connection[Any], merchant_id: str | None) -> tuple[dict[str, int], dict[str, int]]:
+def _answer_checks(
+    conn: psycopg.Connection[Any], merchant_id: str | None
+) -> tuple[dict[str, int], dict[str, int]]:
     """Stored idempotent answers: a create's answer names the charge made under its key, no charge has
     two successful capture answers under different keys (a double capture), and (for the mixed run's
     merchant, whose every write carries a key) every refund and capture written has its stored answer —
@@ -116,10 +171,12 @@ def _answer_checks(conn: psycopg.Connection[Any], merchant_id: str | None) -> tu
     by_key = {
         (row["merchant_id"] + ":" + row["environment"], row["idempotency_key"]): row["id"]
         for row in conn.execute(
-            "SELECT id, merchant_id, environment, idempotency_key FROM charges WHERE idempotency_key IS NOT NULL"
+            "SELECT id, merchant_id, environment, idempotency_key FROM charges"
+            " WHERE idempotency_key IS NOT NULL"
         ).fetchall()
     }
-    wrong_create, captures = 0, defaultdict(int)
+    wrong_create = 0
+    captures: defaultdict[str, int] = defaultdict(int)
     creates, refund_answers = 0, set()
     for row in rows:
         key = row["key"]
@@ -132,7 +189,9 @@ def _answer_checks(conn: psycopg.Connection[Any], merchant_id: str | None) -> tu
             answer = charge_service_pb2.CaptureChargeResponse.FromString(bytes(row["response"]))
             captures[answer.charge.id] += 1
         elif "-refund-" in key or "-overrefund-" in key:
-            refund_answers.add(charge_service_pb2.RefundChargeResponse.FromString(bytes(row["response"])).refund.id)
+            refund_answers.add(
+                charge_service_pb2.RefundChargeResponse.FromString(bytes(row["response"])).refund.id
+            )
     checks = {
         "create_answer_names_other_charge": wrong_create,
         "double_capture_answers": sum(1 for n in captures.values() if n > 1),
@@ -147,7 +206,9 @@ def _answer_checks(conn: psycopg.Connection[Any], merchant_id: str | None) -> tu
             "SELECT id FROM charges WHERE merchant_id = %s AND amount_captured IS NOT NULL", (merchant_id,)
         ).fetchall()
         checks["capture_without_stored_answer"] = sum(1 for r in captured if r["id"] not in captures)
-    in_progress = conn.execute("SELECT count(*) AS n FROM idempotency_keys WHERE state = 'in_progress'").fetchone()
+    in_progress = conn.execute(
+        "SELECT count(*) AS n FROM idempotency_keys WHERE state = 'in_progress'"
+    ).fetchone()
     totals = {
         "stored_create_answers": creates,
         "stored_capture_answers": sum(captures.values()),
@@ -170,4 +231,5 @@ def check(database_dsn: str, out_dir: Path | None, merchant_id: str | None = Non
             totals.update({f"client_saw_{kind}": len(items) for kind, items in seen.items()})
         for table in ("charges", "refunds", "events", "idempotency_keys"):
             totals[table] = int(conn.execute(f"SELECT count(*) AS n FROM {table}").fetchone()["n"])  # type: ignore[index]
+    checks.update(_reconciliation(database_dsn))
     return ConsistencyReport(checks, totals)

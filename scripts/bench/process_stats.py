@@ -52,7 +52,9 @@ class CpuMeter:
         used = {name: cpu_seconds(pid) - self._before[name] for name, pid in self.pids.items()}
         busy, total = machine_busy_seconds()
         busy_share = (busy - self._machine[0]) / max(total - self._machine[1], 1e-9)
-        out = {f"{name}_cpu_ms_per_req": round(1000 * sec / max(requests, 1), 3) for name, sec in used.items()}
+        out = {
+            f"{name}_cpu_ms_per_req": round(1000 * sec / max(requests, 1), 3) for name, sec in used.items()
+        }
         out["machine_busy"] = round(busy_share, 3)
         # Everything the machine spent per request: load generator, database, Redis and other tenants too.
         out["machine_cpu_ms_per_req"] = round(1000 * (busy - self._machine[0]) / max(requests, 1), 3)

@@ -148,21 +148,32 @@ def sign_up(base_url: str, label: str) -> BenchMerchant:
     """A merchant with a test secret key, through the public API like any integrator."""
     email = f"{label}-{uuid.uuid4().hex[:10]}@bench.example"
     with httpx.Client(base_url=base_url, timeout=30.0) as http:
-        created = http.post("/api/v1/merchants", json={"email": email, "password": "bench password 1",
-                                                       "business_name": f"Bench {label}"})
+        created = http.post(
+            "/api/v1/merchants",
+            json={"email": email, "password": "bench password 1", "business_name": f"Bench {label}"},
+        )
         created.raise_for_status()
         token = http.post("/api/v1/auth/token", json={"email": email, "password": "bench password 1"})
         token.raise_for_status()
-        key = http.post(f"{API}/keys", json={"name": "bench", "environment": "test"},
-                        headers={"Authorization": f"Bearer {token.json()['access_token']}"})
+        key = http.post(
+            f"{API}/keys",
+            json={"name": "bench", "environment": "test"},
+            headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+        )
         key.raise_for_status()
     return BenchMerchant(created.json()["id"], key.json()["secret_key"])
 
 
 async def _seed(base_url: str, merchant: BenchMerchant, count: int, settled_every: int) -> list[str]:
     auth = {"Authorization": f"Bearer {merchant.secret_key}"}
-    body = {"amount": 2500, "currency": "usd", "description": "bench seed", "metadata": {"order_id": "1"},
-            "return_url": "https://shop.example/thanks", "cancel_url": "https://shop.example/cart"}
+    body = {
+        "amount": 2500,
+        "currency": "usd",
+        "description": "bench seed",
+        "metadata": {"order_id": "1"},
+        "return_url": "https://shop.example/thanks",
+        "cancel_url": "https://shop.example/cart",
+    }
     limit = asyncio.Semaphore(16)
 
     async def one(http: httpx.AsyncClient, n: int) -> str:
@@ -171,8 +182,10 @@ async def _seed(base_url: str, merchant: BenchMerchant, count: int, settled_ever
             created.raise_for_status()
             charge_id: str = created.json()["id"]
             if n % settled_every == 0:  # some charges carry a capture and a refund, as real ones do
-                paid = await http.post(f"/checkout/{charge_id}/complete",
-                                       json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK})
+                paid = await http.post(
+                    f"/checkout/{charge_id}/complete",
+                    json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK},
+                )
                 paid.raise_for_status()
                 for path, payload in (("capture", {"amount": 2000}), ("refunds", {"amount": 500})):
                     step = await http.post(f"{API}/charges/{charge_id}/{path}", json=payload, headers=auth)

@@ -58,7 +58,7 @@ def parse_summary(name: str, connections: int, stdout: str) -> LoadResult:
     line = next((ln for ln in stdout.splitlines() if ln.startswith(MARKER)), None)
     if line is None:
         raise RuntimeError(f"wrk printed no summary for {name}:\n{stdout[-2000:]}")
-    data = json.loads(line[len(MARKER):])
+    data = json.loads(line[len(MARKER) :])
     seconds = data["duration_us"] / 1e6
     errors = data.get("errors") or {}
     latency = data["latency_us"]

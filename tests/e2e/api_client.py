@@ -32,29 +32,41 @@ class Merchant:
 
 def sign_up(client: httpx.Client, environment: str = "test") -> Merchant:
     email = f"m{uuid.uuid4().hex[:12]}@example.com"
-    created = client.post("/api/v1/merchants", json={"email": email, "password": "correct horse", "business_name": "Acme"})
+    created = client.post(
+        "/api/v1/merchants", json={"email": email, "password": "correct horse", "business_name": "Acme"}
+    )
     assert created.status_code == 201, created.text
     token = client.post("/api/v1/auth/token", json={"email": email, "password": "correct horse"})
     assert token.status_code == 200, token.text
     jwt = token.json()["access_token"]
-    key = client.post(f"{API}/keys", json={"name": "e2e", "environment": environment},
-                      headers={"Authorization": f"Bearer {jwt}"})
+    key = client.post(
+        f"{API}/keys",
+        json={"name": "e2e", "environment": environment},
+        headers={"Authorization": f"Bearer {jwt}"},
+    )
     assert key.status_code == 201, key.text
     body = key.json()
     return Merchant(created.json()["id"], email, jwt, body["secret_key"], body["publishable_key"], body["id"])
 
 
 def create_charge(client: httpx.Client, merchant: Merchant, **overrides: Any) -> dict[str, Any]:
-    body = {"amount": 10_000, "currency": "usd", "return_url": "https://shop.example/ok",
-            "cancel_url": "https://shop.example/cancel", **overrides}
+    body = {
+        "amount": 10_000,
+        "currency": "usd",
+        "return_url": "https://shop.example/ok",
+        "cancel_url": "https://shop.example/cancel",
+        **overrides,
+    }
     response = client.post(f"{API}/charges", json=body, headers=merchant.auth)
     assert response.status_code == 201, response.text
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def pay(client: httpx.Client, charge_id: str, card: dict[str, Any] | None = None) -> httpx.Response:
-    return client.post(f"/checkout/{charge_id}/complete",
-                       json={"paymentMethod": "card", "paymentMethodDetails": card or CARD_OK})
+    return client.post(
+        f"/checkout/{charge_id}/complete",
+        json={"paymentMethod": "card", "paymentMethodDetails": card or CARD_OK},
+    )
 
 
 def authorized_charge(client: httpx.Client, merchant: Merchant, **overrides: Any) -> dict[str, Any]:
@@ -64,8 +76,9 @@ def authorized_charge(client: httpx.Client, merchant: Merchant, **overrides: Any
     return charge
 
 
-def assert_error(response: httpx.Response, status: int, type_: str, code: str | None = None,
-                 param: str | None = None) -> dict[str, Any]:
+def assert_error(
+    response: httpx.Response, status: int, type_: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
     assert response.status_code == status, response.text
     error = response.json()["error"]
     assert set(error) >= {"type", "code", "message", "param", "doc_url"}
@@ -74,7 +87,7 @@ def assert_error(response: httpx.Response, status: int, type_: str, code: str | 
         assert error["code"] == code, error
     if param is not None:
         assert error["param"] == param, error
-    return error  # type: ignore[no-any-return]
+    return error
 
 
 def captured_charges(base_url: str, merchant: Merchant, n: int) -> list[str]:

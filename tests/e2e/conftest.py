@@ -25,7 +25,9 @@ def core_metrics_url() -> str:
 
 
 @pytest.fixture(scope="session")
-def core_process(stack_env: dict[str, str], gateway_port: int, core_metrics_url: str) -> Iterator[RunningProcess]:
+def core_process(
+    stack_env: dict[str, str], gateway_port: int, core_metrics_url: str
+) -> Iterator[RunningProcess]:
     base = f"http://127.0.0.1:{gateway_port}"
     metrics_addr = httpx.URL(core_metrics_url).netloc.decode()
     process = start_core(
@@ -55,7 +57,9 @@ def client(gateway_process: RunningProcess) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def gateway_log(gateway_process: RunningProcess, core_process: RunningProcess) -> tuple[RunningProcess, RunningProcess]:
+def gateway_log(
+    gateway_process: RunningProcess, core_process: RunningProcess
+) -> tuple[RunningProcess, RunningProcess]:
     return gateway_process, core_process
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any
 
 import httpx
@@ -47,12 +48,19 @@ def raw_get(base_url: str, target: bytes, headers: bytes = b"") -> RawResponse:
     return raw_request(base_url, head + headers + b"\r\n")
 
 
-def raw_post(base_url: str, target: bytes, body: bytes, headers: bytes = b"",
-             content_type: bytes = b"application/json") -> RawResponse:
+def raw_post(
+    base_url: str, target: bytes, body: bytes, headers: bytes = b"", content_type: bytes = b"application/json"
+) -> RawResponse:
     framing = b"Content-Type: " + content_type + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n"
     return raw_request(
         base_url,
-        b"POST " + target + b" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n" + framing + headers + b"\r\n" + body,
+        b"POST "
+        + target
+        + b" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        + framing
+        + headers
+        + b"\r\n"
+        + body,
     )
 
 
@@ -60,8 +68,13 @@ def auth_header(merchant: Merchant) -> bytes:
     return f"Authorization: Bearer {merchant.secret_key}\r\n".encode()
 
 
-def envelope(response: httpx.Response | RawResponse, status: int, *, code: str | None = None,
-             param: str | None | type[Ellipsis] = ...) -> dict[str, Any]:
+def envelope(
+    response: httpx.Response | RawResponse,
+    status: int,
+    *,
+    code: str | None = None,
+    param: str | None | EllipsisType = ...,
+) -> dict[str, Any]:
     """The error of an envelope answer with `status`; `param` is checked unless left as `...`."""
     body = response.body if isinstance(response, RawResponse) else response.content
     assert _status(response) == status, (_status(response), body[:500])
@@ -83,6 +96,7 @@ def _status(response: httpx.Response | RawResponse) -> int:
 
 def snapshot(client: httpx.Client, merchant: Merchant) -> dict[str, Any]:
     """Everything the merchant can read: a refused request must leave all of it as it was."""
+
     def get(path: str, headers: dict[str, str]) -> Any:
         response = client.get(path, headers=headers)
         assert response.status_code == 200, response.text

@@ -25,7 +25,16 @@ STATUS_OF_TYPE = {
     "gateway_error": {502},
 }
 # Answers for people or load balancers rather than API clients: the hosted pages' HTML and /healthz.
-HTML_OPERATIONS = {"POST /checkout/{charge_id}", "GET /checkout/{charge_id}"}
+HTML_OPERATIONS = {
+    "POST /checkout/{charge_id}",
+    "GET /checkout/{charge_id}",
+    "GET /portal/{token}",
+    "GET /portal/{token}/payment-method",
+    "POST /portal/{token}/payment-method",
+    "GET /portal/{token}/subscriptions/{subscription_id}/cancel",
+    "POST /portal/{token}/subscriptions/{subscription_id}/cancel",
+    "GET /portal/{token}/invoices/{invoice_id}",
+}
 NOT_ERRORS = {"GET /healthz"}
 
 

@@ -12,10 +12,14 @@ pytestmark = pytest.mark.e2e
 
 def test_page_data_for_a_pending_charge(client: httpx.Client) -> None:
     merchant = sign_up(client)
-    client.patch("/api/v1/merchants/me", json={"brand_color": "#112233", "support_email": "help@acme.example"},
-                 headers=merchant.jwt)
-    charge = create_charge(client, merchant, amount=123456, currency="eur", description="Desk",
-                           metadata={"sku": "d1"})
+    client.patch(
+        "/api/v1/merchants/me",
+        json={"brand_color": "#112233", "support_email": "help@acme.example"},
+        headers=merchant.jwt,
+    )
+    charge = create_charge(
+        client, merchant, amount=123456, currency="eur", description="Desk", metadata={"sku": "d1"}
+    )
     for path in (f"/checkout/{charge['id']}", f"/api/v1/checkout/{charge['id']}"):
         page = client.get(path, headers={"Accept": "application/json"})
         assert page.status_code == 200
@@ -30,25 +34,35 @@ def test_page_data_for_a_pending_charge(client: httpx.Client) -> None:
         assert data["status"] == "pending" and data["testMode"] is True and data["metadata"] == {"sku": "d1"}
 
 
-@pytest.mark.parametrize(("charge_id", "message"), [
-    ("not-an-id", "Invalid charge ID format"),
-    ("ch_" + "z" * 32, "Charge not found"),
-])
-def test_malformed_and_unknown_ids_are_invalid_pages(client: httpx.Client, charge_id: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("charge_id", "message"),
+    [
+        ("not-an-id", "Invalid charge ID format"),
+        ("ch_" + "z" * 32, "Charge not found"),
+    ],
+)
+def test_malformed_and_unknown_ids_are_invalid_pages(
+    client: httpx.Client, charge_id: str, message: str
+) -> None:
     page = client.get(f"/checkout/{charge_id}")
     assert page.status_code == 200
     assert page.json()["valid"] is False and page.json()["errorMessage"] == message
 
 
-@pytest.mark.parametrize(("number", "code"), [
-    ("4000000000000002", "generic_decline"),
-    ("4000000000009995", "insufficient_funds"),
-    ("4000000000000069", "expired_card"),
-    ("4000000000000127", "incorrect_cvc"),
-    ("4000000000000119", "processing_error"),
-    ("4000000000003220", "authentication_required"),
-])
-def test_declines_fail_the_charge_and_redirect_to_cancel(client: httpx.Client, number: str, code: str) -> None:
+@pytest.mark.parametrize(
+    ("number", "code"),
+    [
+        ("4000000000000002", "generic_decline"),
+        ("4000000000009995", "insufficient_funds"),
+        ("4000000000000069", "expired_card"),
+        ("4000000000000127", "incorrect_cvc"),
+        ("4000000000000119", "processing_error"),
+        ("4000000000003220", "authentication_required"),
+    ],
+)
+def test_declines_fail_the_charge_and_redirect_to_cancel(
+    client: httpx.Client, number: str, code: str
+) -> None:
     merchant = sign_up(client)
     charge = create_charge(client, merchant)
     result = pay(client, charge["id"], {**CARD_OK, "card_number": number})
@@ -68,7 +82,12 @@ def test_success_stores_only_safe_card_details(client: httpx.Client) -> None:
     got = client.get(f"{API}/charges/{charge['id']}", headers=merchant.auth).json()
     assert got["status"] == "authorized"
     assert got["payment_method_details"]["card"] == {
-        "brand": "visa", "last4": "4242", "exp_month": 12, "exp_year": 2099, "funding": "credit", "country": "US",
+        "brand": "visa",
+        "last4": "4242",
+        "exp_month": 12,
+        "exp_year": 2099,
+        "funding": "credit",
+        "country": "US",
     }
     assert "4242424242424242" not in str(got)
     page = client.get(f"/checkout/{charge['id']}").json()
@@ -79,26 +98,35 @@ def test_success_stores_only_safe_card_details(client: httpx.Client) -> None:
 def test_paypal_accounts(client: httpx.Client) -> None:
     merchant = sign_up(client)
     ok = create_charge(client, merchant)
-    result = client.post(f"/checkout/{ok['id']}/complete",
-                         json={"paymentMethod": "paypal", "paymentMethodDetails": {"email": "success@sandbox.paypal.test"}})
+    result = client.post(
+        f"/checkout/{ok['id']}/complete",
+        json={"paymentMethod": "paypal", "paymentMethodDetails": {"email": "success@sandbox.paypal.test"}},
+    )
     assert result.json()["success"] is True
     got = client.get(f"{API}/charges/{ok['id']}", headers=merchant.auth).json()
     assert got["payment_method"] == "paypal"
     assert got["payment_method_details"]["paypal"] == {"email": "success@sandbox.paypal.test"}
     declined = create_charge(client, merchant)
-    result = client.post(f"/checkout/{declined['id']}/complete",
-                         json={"paymentMethod": "paypal", "paymentMethodDetails": {"email": "declined@sandbox.paypal.test"}})
+    result = client.post(
+        f"/checkout/{declined['id']}/complete",
+        json={"paymentMethod": "paypal", "paymentMethodDetails": {"email": "declined@sandbox.paypal.test"}},
+    )
     assert result.json()["success"] is False and result.json()["errorCode"] == "generic_decline"
 
 
-@pytest.mark.parametrize(("details", "param"), [
-    ({**CARD_OK, "card_number": "42424242"}, "paymentMethodDetails.card_number"),
-    ({**CARD_OK, "card_number": "4242-4242-4242-4242"}, "paymentMethodDetails.card_number"),
-    ({**CARD_OK, "exp_month": 13}, "paymentMethodDetails.exp_month"),
-    ({**CARD_OK, "exp_year": 2001}, "paymentMethodDetails.exp_year"),
-    ({**CARD_OK, "cvc": "1"}, "paymentMethodDetails.cvc"),
-])
-def test_malformed_card_is_400_and_charge_stays_pending(client: httpx.Client, details: dict, param: str) -> None:
+@pytest.mark.parametrize(
+    ("details", "param"),
+    [
+        ({**CARD_OK, "card_number": "42424242"}, "paymentMethodDetails.card_number"),
+        ({**CARD_OK, "card_number": "4242-4242-4242-4242"}, "paymentMethodDetails.card_number"),
+        ({**CARD_OK, "exp_month": 13}, "paymentMethodDetails.exp_month"),
+        ({**CARD_OK, "exp_year": 2001}, "paymentMethodDetails.exp_year"),
+        ({**CARD_OK, "cvc": "1"}, "paymentMethodDetails.cvc"),
+    ],
+)
+def test_malformed_card_is_400_and_charge_stays_pending(
+    client: httpx.Client, details: dict, param: str
+) -> None:
     merchant = sign_up(client)
     charge = create_charge(client, merchant)
     assert_error(pay(client, charge["id"], details), 400, "invalid_request_error", param=param)
@@ -109,7 +137,9 @@ def test_malformed_card_is_400_and_charge_stays_pending(client: httpx.Client, de
 def test_unknown_payment_method_and_cancel(client: httpx.Client) -> None:
     merchant = sign_up(client)
     charge = create_charge(client, merchant)
-    bad = client.post(f"/checkout/{charge['id']}/complete", json={"paymentMethod": "cash", "paymentMethodDetails": {}})
+    bad = client.post(
+        f"/checkout/{charge['id']}/complete", json={"paymentMethod": "cash", "paymentMethodDetails": {}}
+    )
     assert_error(bad, 400, "invalid_request_error", "parameter_invalid", "paymentMethod")
     cancelled = client.post(f"/checkout/{charge['id']}/cancel")
     assert cancelled.status_code == 200 and cancelled.json() == {"redirectUrl": "https://shop.example/cancel"}

@@ -1,4 +1,5 @@
-"""Checkout under pressure: one payment per charge whatever the clicks, and no card data at rest or in logs."""
+"""Checkout under pressure: one payment per charge whatever the clicks, and no card data at rest or in
+logs."""
 
 from __future__ import annotations
 
@@ -27,11 +28,17 @@ def test_simultaneous_completions_pay_once(client: httpx.Client, gateway_process
 
     async def complete_many() -> list[httpx.Response]:
         async with httpx.AsyncClient(base_url=gateway_process.base_url, timeout=20) as http:
-            return list(await asyncio.gather(*(
-                http.post(f"/checkout/{charge['id']}/complete",
-                          json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK})
-                for _ in range(6)
-            )))
+            return list(
+                await asyncio.gather(
+                    *(
+                        http.post(
+                            f"/checkout/{charge['id']}/complete",
+                            json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK},
+                        )
+                        for _ in range(6)
+                    )
+                )
+            )
 
     responses = asyncio.run(complete_many())
     successes = [r for r in responses if r.status_code == 200 and r.json()["success"]]
@@ -49,11 +56,15 @@ def test_simultaneous_completions_pay_once(client: httpx.Client, gateway_process
 def test_pending_paypal_authorizes_a_few_seconds_later(client: httpx.Client) -> None:
     merchant = sign_up(client)
     charge = create_charge(client, merchant)
-    result = client.post(f"/checkout/{charge['id']}/complete", json={
-        "paymentMethod": "paypal", "paymentMethodDetails": {"email": "pending@sandbox.paypal.test"}}).json()
+    result = client.post(
+        f"/checkout/{charge['id']}/complete",
+        json={"paymentMethod": "paypal", "paymentMethodDetails": {"email": "pending@sandbox.paypal.test"}},
+    ).json()
     assert result["success"] is True and result["status"] == "pending"
     assert result["redirectUrl"] == "https://shop.example/ok"
-    again = client.post(f"/checkout/{charge['id']}/complete", json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK})
+    again = client.post(
+        f"/checkout/{charge['id']}/complete", json={"paymentMethod": "card", "paymentMethodDetails": CARD_OK}
+    )
     assert again.status_code == 400
     deadline = time.monotonic() + 15
     status = "pending"
@@ -68,19 +79,30 @@ def test_no_card_number_or_cvc_reaches_the_database_or_logs(
 ) -> None:
     merchant = sign_up(client)
     charge = create_charge(client, merchant)
-    paid = client.post(f"/checkout/{charge['id']}/complete", json={
-        "paymentMethod": "card",
-        "paymentMethodDetails": {**CARD_OK, "card_number": SECRET_NUMBER, "cvc": SECRET_CVC}})
+    paid = client.post(
+        f"/checkout/{charge['id']}/complete",
+        json={
+            "paymentMethod": "card",
+            "paymentMethodDetails": {**CARD_OK, "card_number": SECRET_NUMBER, "cvc": SECRET_CVC},
+        },
+    )
     assert paid.json()["success"] is True
-    bad = client.post(f"/checkout/{charge['id']}/complete", json={
-        "paymentMethod": "card", "paymentMethodDetails": {**CARD_OK, "card_number": SECRET_NUMBER[:-3] + "x12"}})
+    bad = client.post(
+        f"/checkout/{charge['id']}/complete",
+        json={
+            "paymentMethod": "card",
+            "paymentMethodDetails": {**CARD_OK, "card_number": SECRET_NUMBER[:-3] + "x12"},
+        },
+    )
     assert bad.status_code == 400
 
     with psycopg.connect(database_url) as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()]
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+        ]
         dump = "\n".join(
-            str(conn.execute(f'SELECT coalesce(json_agg(t)::text, \'\') FROM "{name}" t').fetchone()[0])  # noqa: S608 - catalog names
+            str(conn.execute(f"SELECT coalesce(json_agg(t)::text, '') FROM \"{name}\" t").fetchall()[0][0])  # noqa: S608 - catalog names
             for name in tables
         )
     assert charge["id"] in dump

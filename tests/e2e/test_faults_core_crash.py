@@ -24,6 +24,7 @@ from tests.support.private_services import (
     wait_until,
 )
 from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.reconcile import assert_reconciles
 from tests.support.table_audit import count, half_written
 
 pytestmark = pytest.mark.e2e
@@ -90,7 +91,7 @@ def leases_of(cluster: Cluster, core: RunningProcess) -> dict[str, int]:
         held = {}
         for key in keys:
             token = client.get(key)
-            if token is not None and token.startswith(owner):
+            if isinstance(token, bytes) and token.startswith(owner):  # no decode_responses: bytes or None
                 held[key.decode()] = int(client.pttl(key))
         return held
     finally:
@@ -213,3 +214,5 @@ def test_sigkill_mid_capture_burst_then_retries_through_another_core_capture_onc
                 f"{API}/charges/{charge_id}/refunds", json={"amount": 100}, headers=cluster.merchant.auth
             )
             assert refund.status_code == 201, refund.text
+    # Every capture and every refund reached the balance, exactly once each.
+    assert_reconciles(cluster.dsn)

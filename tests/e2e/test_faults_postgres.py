@@ -11,9 +11,10 @@ import httpx
 import pytest
 
 from tests.e2e.api_client import Merchant, captured_charges, sign_up
-from tests.support.fault_traffic import Traffic, recovery_seconds, settle, summary, unexpected
+from tests.support.fault_traffic import Outcome, Traffic, recovery_seconds, settle, summary, unexpected
 from tests.support.private_services import PrivatePostgres, fault_env, private_postgres, private_redis
 from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.reconcile import assert_reconciles
 from tests.support.table_audit import count, half_written
 
 pytestmark = pytest.mark.e2e
@@ -71,9 +72,11 @@ def test_postgres_restarted_mid_traffic(stack: Stack, mode: str) -> None:
         stack.postgres.start()
         restarted = time.monotonic()
         for op in ("read", "create", "refund"):
-            traffic.wait_for(
-                lambda o, op=op: o.ok and o.op == op, count=2, since=restarted, timeout=RECOVERY_SECONDS
-            )
+
+            def answers_again(o: Outcome, op: str = op) -> bool:
+                return o.ok and o.op == op
+
+            traffic.wait_for(answers_again, count=2, since=restarted, timeout=RECOVERY_SECONDS)
     finally:
         outcomes = traffic.stop()
         print(summary(outcomes))
@@ -103,3 +106,4 @@ def test_postgres_restarted_mid_traffic(stack: Stack, mode: str) -> None:
     made = count(stack.dsn, "SELECT count(*) FROM charges WHERE description = ANY(%s)", creates)
     assert made == len(creates), f"{len(creates)} creations answered, {made} charges exist"
     assert half_written(stack.dsn) == {}
+    assert_reconciles(stack.dsn)

@@ -2,9 +2,10 @@
 answer, and recovery without restarting the core or a gateway.
 
 Two gateways share one core. Gateway A uses the core's Redis for its rate limits (the default
-deployment: one Redis); gateway B counts on a Redis of its own, so its requests get past the gateway
-and show what the core itself does without Redis: entity leases cannot be taken, so writes answer
-503, while reads, which need no lease, keep answering.
+deployment: one Redis) and counts them in-process while it is down; gateway B counts on a Redis of its
+own. Either way the requests get past the gateway and show what the core does without Redis: entity
+leases cannot be taken, so writes through an actor answer 503, while reads, which need no lease, keep
+answering from PostgreSQL.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.e2e.api_client import Merchant, captured_charges, sign_up
+from tests.e2e.api_client import API, Merchant, authorized_charge, captured_charges, sign_up
 from tests.support.fault_traffic import Outcome, Traffic, recovery_seconds, settle, summary, unexpected
 from tests.support.private_services import (
     PrivatePostgres,
@@ -26,6 +27,7 @@ from tests.support.private_services import (
     private_redis,
 )
 from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.reconcile import assert_reconciles
 from tests.support.table_audit import count, half_written
 
 pytestmark = pytest.mark.e2e
@@ -97,6 +99,7 @@ def _assert_recovered_exactly_once(stack: Stack, charge_ids: list[str], outcomes
     made = count(stack.dsn, "SELECT count(*) FROM charges WHERE description = ANY(%s)", list(creates))
     assert made == len(creates), f"{len(creates)} creations answered, {made} charges exist"
     assert half_written(stack.dsn) == {}
+    assert_reconciles(stack.dsn)
 
 
 def test_redis_killed_and_restarted_mid_traffic(stack: Stack) -> None:
@@ -110,21 +113,23 @@ def test_redis_killed_and_restarted_mid_traffic(stack: Stack) -> None:
         settled_down = down + 0.5  # requests in flight at the kill may still have finished normally
         # Both failure paths show up: the gateway's rate limiter (A) and the core's entity leases (B).
         for base, op in ((a, "read"), (a, "refund"), (b, "read"), (b, "refund")):
-            traffic.wait_for(
-                lambda o, base=base, op=op: (
-                    o.started >= down + LEASE_RENEW_SECONDS + 0.3 and o.base_url == base and o.op == op
-                ),
-                count=3,
-                since=down,
-            )
+
+            def failing(o: Outcome, base: str = base, op: str = op) -> bool:
+                return o.started >= down + LEASE_RENEW_SECONDS + 0.3 and o.base_url == base and o.op == op
+
+            traffic.wait_for(failing, count=3, since=down)
         up = time.monotonic()
         stack.redis.start()
         restarted = time.monotonic()
         # No restart of anything but Redis: each gateway answers every kind of request again.
         for base in (a, b):
             for op in ("read", "create", "refund"):
+
+                def answers_again(o: Outcome, base: str = base, op: str = op) -> bool:
+                    return o.ok and o.base_url == base and o.op == op
+
                 traffic.wait_for(
-                    lambda o, base=base, op=op: o.ok and o.base_url == base and o.op == op,
+                    answers_again,
                     count=2,
                     since=up,
                     timeout=RECOVERY_SECONDS,
@@ -141,9 +146,12 @@ def test_redis_killed_and_restarted_mid_traffic(stack: Stack) -> None:
     ][:5]
     slowest = max(outcomes, key=lambda o: o.seconds)
     assert slowest.seconds < MAX_ANSWER_SECONDS, (slowest.op, slowest.status, slowest.seconds)
-    assert all(o.status == 503 for o in _during(outcomes, settled_down, up, a)), (
-        "gateway A answered without Redis"
+    # Gateway A counts its rate limits in-process while Redis is down: reads keep answering.
+    assert all(o.ok for o in _during(outcomes, settled_down, up, a, op="read")), (
+        "gateway A refused reads without Redis"
     )
+    writes_a = [o for o in _during(outcomes, down + LEASE_RENEW_SECONDS + 0.3, up, a) if o.op == "refund"]
+    assert writes_a and all(o.status == 503 for o in writes_a), "a refund ran without its entity lease"
     # An actor that already holds its lease keeps serving until its next renewal fails (every TTL/3,
     # 0.67 s here): no other core can take the lease meanwhile, and the fence guards the rest.
     writes_b = [o for o in _during(outcomes, down + LEASE_RENEW_SECONDS + 0.3, up, b) if o.op == "refund"]
@@ -173,8 +181,12 @@ def test_redis_frozen_then_thawed_answers_503_in_bounded_time(stack: Stack) -> N
         thawed = time.monotonic()
         stack.redis.thaw()
         for base in (a, b):
+
+            def refunds_again(o: Outcome, base: str = base) -> bool:
+                return o.ok and o.base_url == base and o.op == "refund"
+
             traffic.wait_for(
-                lambda o, base=base: o.ok and o.base_url == base and o.op == "refund",
+                refunds_again,
                 count=2,
                 since=thawed,
                 timeout=RECOVERY_SECONDS,
@@ -190,3 +202,48 @@ def test_redis_frozen_then_thawed_answers_503_in_bounded_time(stack: Stack) -> N
     slowest = max(outcomes, key=lambda o: o.seconds)
     assert slowest.seconds < MAX_ANSWER_SECONDS, (slowest.op, slowest.status, slowest.seconds)
     _assert_recovered_exactly_once(stack, charge_ids, outcomes)
+
+
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+
+
+def test_reads_answer_from_postgres_while_redis_is_down_and_writes_return_after(stack: Stack) -> None:
+    """Through gateway A (rate limits in the dead Redis): every read kind 200 with its rate-limit
+    headers, a capture 503 api_error, and the same capture succeeds once Redis is back."""
+    auth = stack.merchant.auth
+    with httpx.Client(base_url=stack.gateway_a.base_url, timeout=15.0) as client:
+        charge = authorized_charge(client, stack.merchant)
+        events = client.get(f"{API}/events", headers=auth).json()["data"]
+        assert events
+        reads = (
+            f"{API}/charges/{charge['id']}",
+            f"{API}/charges",
+            f"/checkout/{charge['id']}",
+            f"{API}/events",
+            f"{API}/events/{events[0]['id']}",
+            f"{API}/webhooks",
+        )
+        stack.redis.stop()
+        try:
+            time.sleep(LEASE_RENEW_SECONDS + 0.3)  # the charge's actor loses its lease at its next renewal
+            for path in reads:
+                r = client.get(path, headers={**auth, "Accept": "application/json"})
+                assert r.status_code == 200, (path, r.status_code, r.text[:200])
+                assert all(name in r.headers for name in RATE_LIMIT_HEADERS), (path, dict(r.headers))
+            assert client.get(f"{API}/charges/{charge['id']}", headers=auth).json()["status"] == "authorized"
+            capture = f"{API}/charges/{charge['id']}/capture"
+            key = {"Idempotency-Key": f"capture-{charge['id']}"}
+            refused = client.post(capture, json={}, headers={**auth, **key})
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["type"] == "api_error"
+        finally:
+            stack.redis.start()
+        deadline = time.monotonic() + RECOVERY_SECONDS
+        while True:
+            captured = client.post(capture, json={}, headers={**auth, **key})
+            if captured.status_code != 503 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert captured.status_code == 200, captured.text
+        assert captured.json()["status"] == "captured"
+    assert_reconciles(stack.dsn)

@@ -19,6 +19,7 @@ import pytest
 from tests.e2e.api_client import API, CARD_OK, Merchant, authorized_charge, create_charge, sign_up
 from tests.support.private_services import PrivateRedis, fault_env, private_redis, wait_until
 from tests.support.processes import RunningProcess, free_port, start_core, start_gateway
+from tests.support.reconcile import assert_reconciles
 
 pytestmark = pytest.mark.e2e
 
@@ -160,6 +161,7 @@ def test_sigterm_core_finishes_in_flight_request_and_releases_leases(stack: Stac
             started = time.monotonic()
             capture = client.post(f"{API}/charges/{charge_id}/capture", json={}, headers=stack.merchant.auth)
             assert capture.status_code == 200 and time.monotonic() - started < 2.0, capture.text
+    assert_reconciles(stack.env["DATABASE_URL"])
 
 
 def test_sigterm_gateway_finishes_in_flight_request(stack: Stack) -> None:
@@ -214,3 +216,4 @@ def test_sigterm_core_past_its_grace_answers_503_and_leaves_nothing_locked(stack
             client.post(f"{API}/charges/{idle}/capture", json={}, headers=stack.merchant.auth).status_code
             == 200
         )
+    assert_reconciles(stack.env["DATABASE_URL"])

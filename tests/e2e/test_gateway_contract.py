@@ -15,24 +15,27 @@ pytestmark = pytest.mark.e2e
 GOOD = {"amount": 1000, "currency": "usd", "return_url": "https://shop.example/ok"}
 
 
-@pytest.mark.parametrize(("body", "code", "param"), [
-    ({**GOOD, "amount": -100}, "amount_too_small", "amount"),
-    ({**GOOD, "amount": 49}, "amount_too_small", "amount"),
-    ({**GOOD, "amount": 100_000_000}, "amount_too_large", "amount"),
-    ({**GOOD, "amount": 10.5}, "parameter_invalid", "amount"),
-    ({**GOOD, "amount": "1000"}, "parameter_invalid", "amount"),
-    ({**GOOD, "amount": True}, "parameter_invalid", "amount"),
-    ({**GOOD, "currency": "xyz"}, "currency_unsupported", "currency"),
-    ({**GOOD, "currency": 5}, "parameter_invalid", "currency"),
-    ({**GOOD, "description": "d" * 501}, "parameter_invalid", "description"),
-    ({**GOOD, "return_url": "ftp://x"}, "parameter_invalid", "return_url"),
-    ({**GOOD, "return_url": "https://x.example/" + "a" * 500}, "parameter_invalid", "return_url"),
-    ({**GOOD, "metadata": {"k": 5}}, "parameter_invalid", None),
-    ({**GOOD, "metadata": {f"k{i}": "v" for i in range(51)}}, "parameter_invalid", "metadata"),
-    ({**GOOD, "surprise": 1}, "parameter_invalid", "surprise"),
-    ({"currency": "usd", "return_url": "https://x.example"}, "parameter_missing", "amount"),
-    ({"amount": 1000, "return_url": "https://x.example"}, "parameter_missing", "currency"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "param"),
+    [
+        ({**GOOD, "amount": -100}, "amount_too_small", "amount"),
+        ({**GOOD, "amount": 49}, "amount_too_small", "amount"),
+        ({**GOOD, "amount": 100_000_000}, "amount_too_large", "amount"),
+        ({**GOOD, "amount": 10.5}, "parameter_invalid", "amount"),
+        ({**GOOD, "amount": "1000"}, "parameter_invalid", "amount"),
+        ({**GOOD, "amount": True}, "parameter_invalid", "amount"),
+        ({**GOOD, "currency": "xyz"}, "currency_unsupported", "currency"),
+        ({**GOOD, "currency": 5}, "parameter_invalid", "currency"),
+        ({**GOOD, "description": "d" * 501}, "parameter_invalid", "description"),
+        ({**GOOD, "return_url": "ftp://x"}, "parameter_invalid", "return_url"),
+        ({**GOOD, "return_url": "https://x.example/" + "a" * 500}, "parameter_invalid", "return_url"),
+        ({**GOOD, "metadata": {"k": 5}}, "parameter_invalid", None),
+        ({**GOOD, "metadata": {f"k{i}": "v" for i in range(51)}}, "parameter_invalid", "metadata"),
+        ({**GOOD, "surprise": 1}, "parameter_invalid", "surprise"),
+        ({"currency": "usd", "return_url": "https://x.example"}, "parameter_missing", "amount"),
+        ({"amount": 1000, "return_url": "https://x.example"}, "parameter_missing", "currency"),
+    ],
+)
 def test_bad_create_bodies_get_the_envelope_and_change_nothing(
     client: httpx.Client, body: dict, code: str, param: str | None
 ) -> None:
@@ -47,17 +50,27 @@ def test_bad_create_bodies_get_the_envelope_and_change_nothing(
 @pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b"\xff\xfe", b'"text"'])
 def test_unparseable_bodies(client: httpx.Client, raw: bytes) -> None:
     merchant = sign_up(client)
-    response = client.post(f"{API}/charges", content=raw,
-                           headers={**merchant.auth, "Content-Type": "application/json"})
+    response = client.post(
+        f"{API}/charges", content=raw, headers={**merchant.auth, "Content-Type": "application/json"}
+    )
     assert_error(response, 400, "invalid_request_error")
 
 
-@pytest.mark.parametrize("params", [{"limit": "ten"}, {"created_after": "yesterday"}, {"status": "lost"},
-                                    {"limit": "0"}, {"created_before": "-5"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": "ten"},
+        {"created_after": "yesterday"},
+        {"status": "lost"},
+        {"limit": "0"},
+        {"created_before": "-5"},
+    ],
+)
 def test_bad_list_queries(client: httpx.Client, params: dict) -> None:
     merchant = sign_up(client)
-    error = assert_error(client.get(f"{API}/charges", params=params, headers=merchant.auth),
-                         400, "invalid_request_error")
+    error = assert_error(
+        client.get(f"{API}/charges", params=params, headers=merchant.auth), 400, "invalid_request_error"
+    )
     assert error["param"] == next(iter(params))
 
 
@@ -67,7 +80,9 @@ def test_rate_limit_headers_and_429(client: httpx.Client) -> None:
     async def burst() -> list[httpx.Response]:
         # Concurrent, so the burst lands inside one or two one-second windows however slow the machine is.
         async with httpx.AsyncClient(base_url=client.base_url, timeout=15.0) as http:
-            return list(await asyncio.gather(*(http.get(f"{API}/charges", headers=merchant.auth) for _ in range(80))))
+            return list(
+                await asyncio.gather(*(http.get(f"{API}/charges", headers=merchant.auth) for _ in range(80)))
+            )
 
     responses = asyncio.run(burst())
     for response in responses:
@@ -85,7 +100,9 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple
     merchant = sign_up(client)
     plain = client.get(f"{API}/charges", headers=merchant.auth)
     assert plain.headers["Service-Version"]
-    echoed = client.get(f"{API}/charges", headers={**merchant.auth, "Service-Version": plain.headers["Service-Version"]})
+    echoed = client.get(
+        f"{API}/charges", headers={**merchant.auth, "Service-Version": plain.headers["Service-Version"]}
+    )
     assert echoed.headers["Service-Version"] == plain.headers["Service-Version"]
     bad = client.get(f"{API}/charges", headers={**merchant.auth, "Service-Version": "1999-01-01"})
     assert_error(bad, 400, "invalid_request_error", "api_version_invalid")
@@ -94,7 +111,9 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple
     assert request_id.startswith("req_") and plain.headers["Request-Id"] != request_id
     gateway, core = gateway_log
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not (request_id in gateway.log_text() and request_id in core.log_text()):
+    while time.monotonic() < deadline and not (
+        request_id in gateway.log_text() and request_id in core.log_text()
+    ):
         time.sleep(0.1)
     assert request_id in gateway.log_text()
     assert request_id in core.log_text()

@@ -20,7 +20,10 @@ LIMIT = 1_000_000  # http_gateway/config.py REQUEST_MAX_SIZE
 @pytest.fixture(scope="module")
 def charges(http: httpx.Client, merchant: Merchant) -> dict[str, str]:
     """A pending and an authorized charge for the id-taking operations to aim at."""
-    return {"pending": create_charge(http, merchant)["id"], "authorized": authorized_charge(http, merchant)["id"]}
+    return {
+        "pending": create_charge(http, merchant)["id"],
+        "authorized": authorized_charge(http, merchant)["id"],
+    }
 
 
 @pytest.fixture
@@ -35,6 +38,10 @@ def unchanged(http: httpx.Client, merchant: Merchant, charges: dict[str, str]) -
 BODY_ROUTES = [
     ("POST", f"{API}/charges", "sk"),
     ("POST", f"{API}/webhooks", "sk"),
+    ("POST", f"{API}/customers", "sk"),
+    ("POST", f"{API}/plans", "sk"),
+    ("POST", f"{API}/tax-rates", "sk"),
+    ("POST", f"{API}/subscriptions", "sk"),
     ("POST", "/api/v1/merchants", None),
     ("POST", "/api/v1/auth/token", None),
     ("PATCH", "/api/v1/merchants/me", "jwt"),
@@ -53,9 +60,13 @@ def _headers(merchant: Merchant, credential: str | None) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("method", "path", "credential"), BODY_ROUTES)
-def test_a_body_over_the_limit_is_413_in_the_envelope(http, merchant, charges, unchanged, method, path, credential):
+def test_a_body_over_the_limit_is_413_in_the_envelope(
+    http, merchant, charges, unchanged, method, path, credential
+):
     body = b'{"description": "' + b"x" * LIMIT + b'"}'
-    response = http.request(method, path.format(**charges), content=body, headers=_headers(merchant, credential))
+    response = http.request(
+        method, path.format(**charges), content=body, headers=_headers(merchant, credential)
+    )
     envelope(response, 413, code="request_too_large", param=None)
 
 
@@ -78,25 +89,46 @@ def test_a_body_just_under_the_limit_is_read_and_validated(http, merchant, uncha
 
 # --- deeply nested JSON ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body", [
-    b"[" * 400_000 + b"]" * 400_000,
-    b'{"metadata": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_000 + b"}",
-], ids=["arrays", "objects"])
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 400_000 + b"]" * 400_000,
+        b'{"metadata": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_000 + b"}",
+    ],
+    ids=["arrays", "objects"],
+)
 def test_nesting_past_the_parser_is_a_400(http, merchant, unchanged, body):
     error = envelope(http.post(f"{API}/charges", content=body, headers=_headers(merchant, "sk")), 400)
     assert error["code"] == "parameter_invalid" and "nested too deeply" in error["message"]
 
 
-@pytest.mark.parametrize(("path", "body", "param"), [
-    (f"{API}/charges", {"amount": 1000, "currency": "usd", "return_url": "https://x.example",
-                        "metadata": {"k": {"a": [[[[[[[[[["deep"]]]]]]]]]]}}}, "metadata[k]"),
-    (f"{API}/charges", {"amount": {"a": {"b": {"c": 1}}}, "currency": "usd", "return_url": "https://x.example"},
-     "amount"),
-    ("/checkout/{pending}/complete", {"paymentMethod": "card",
-                                      "paymentMethodDetails": {"card_number": {"n": [[["4242"]]]}}},
-     "paymentMethodDetails.card_number"),
-    (f"{API}/webhooks", {"url": "https://x.example", "events": [["charge.created"]]}, "events"),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        (
+            f"{API}/charges",
+            {
+                "amount": 1000,
+                "currency": "usd",
+                "return_url": "https://x.example",
+                "metadata": {"k": {"a": [[[[[[[[[["deep"]]]]]]]]]]}},
+            },
+            "metadata[k]",
+        ),
+        (
+            f"{API}/charges",
+            {"amount": {"a": {"b": {"c": 1}}}, "currency": "usd", "return_url": "https://x.example"},
+            "amount",
+        ),
+        (
+            "/checkout/{pending}/complete",
+            {"paymentMethod": "card", "paymentMethodDetails": {"card_number": {"n": [[["4242"]]]}}},
+            "paymentMethodDetails.card_number",
+        ),
+        (f"{API}/webhooks", {"url": "https://x.example", "events": [["charge.created"]]}, "events"),
+    ],
+)
 def test_nesting_where_a_value_belongs_names_the_field(http, merchant, charges, unchanged, path, body, param):
     response = http.post(path.format(**charges), json=body, headers=_headers(merchant, "sk"))
     envelope(response, 400, code="parameter_invalid", param=param)
@@ -104,17 +136,40 @@ def test_nesting_where_a_value_belongs_names_the_field(http, merchant, charges, 
 
 # --- bytes that are not UTF-8 ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("body", "param"), [
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "description": "\xff\xfe"}', None),
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "description": "\xc0\xaf"}', None),
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "description": "\xed\xa0\x80"}', None),
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "description": "\\ud800"}',
-     "description"),
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "metadata": {"\\udfff": "v"}}',
-     "metadata[\udfff]"),
-    (b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", "description": "a\\u0000b"}',
-     "description"),
-])
+
+# The start of a valid charge body; each case below ends it with one hostile field.
+CHARGE_HEAD = b'{"amount": 1000, "currency": "usd", "return_url": "https://x.example", '
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        (
+            CHARGE_HEAD + b'"description": "\xff\xfe"}',
+            None,
+        ),
+        (
+            CHARGE_HEAD + b'"description": "\xc0\xaf"}',
+            None,
+        ),
+        (
+            CHARGE_HEAD + b'"description": "\xed\xa0\x80"}',
+            None,
+        ),
+        (
+            CHARGE_HEAD + b'"description": "\\ud800"}',
+            "description",
+        ),
+        (
+            CHARGE_HEAD + b'"metadata": {"\\udfff": "v"}}',
+            "metadata[\udfff]",
+        ),
+        (
+            CHARGE_HEAD + b'"description": "a\\u0000b"}',
+            "description",
+        ),
+    ],
+)
 def test_invalid_unicode_in_the_body(unthrottled_gateway, merchant, unchanged, body, param):
     response = raw_post(unthrottled_gateway.base_url, f"{API}/charges".encode(), body, auth_header(merchant))
     error = envelope(response, 400, code="parameter_invalid")
@@ -122,39 +177,59 @@ def test_invalid_unicode_in_the_body(unthrottled_gateway, merchant, unchanged, b
 
 
 def test_invalid_utf8_in_the_idempotency_key_is_a_400_not_a_500(unthrottled_gateway, merchant, unchanged):
-    response = raw_post(unthrottled_gateway.base_url, f"{API}/charges".encode(), b"{}",
-                        auth_header(merchant) + b"Idempotency-Key: \xff\xfe\x00k\r\n")
+    response = raw_post(
+        unthrottled_gateway.base_url,
+        f"{API}/charges".encode(),
+        b"{}",
+        auth_header(merchant) + b"Idempotency-Key: \xff\xfe\x00k\r\n",
+    )
     envelope(response, 400, code="parameter_invalid", param="Idempotency-Key")
 
 
 @pytest.mark.parametrize("path", [f"{API}/charges", "/api/v1/merchants/me"])
 def test_invalid_utf8_in_the_credential_is_a_401_not_a_500(unthrottled_gateway, unchanged, path):
-    response = raw_get(unthrottled_gateway.base_url, path.encode(), b"Authorization: Bearer sk_test_\xff\xfe\r\n")
+    response = raw_get(
+        unthrottled_gateway.base_url, path.encode(), b"Authorization: Bearer sk_test_\xff\xfe\r\n"
+    )
     assert envelope(response, 401)["type"] == "authentication_error"
 
 
-@pytest.mark.parametrize("target", [b"/api/v1/connect/charges?status=%ff", b"/api/v1/connect/events?type=%ed%a0%80",
-                                    b"/api/v1/connect/charges?starting_after=%00"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        b"/api/v1/connect/charges?status=%ff",
+        b"/api/v1/connect/events?type=%ed%a0%80",
+        b"/api/v1/connect/charges?starting_after=%00",
+    ],
+)
 def test_invalid_utf8_in_the_query_names_the_parameter(unthrottled_gateway, merchant, unchanged, target):
     response = raw_get(unthrottled_gateway.base_url, target, auth_header(merchant))
     param = target.split(b"?")[1].split(b"=")[0].decode()
     envelope(response, 400, code="parameter_invalid", param=param)
 
 
-@pytest.mark.parametrize("target", [b"/api/v1/connect/charges/ch_\xff\xfe", b"/api/v1/connect/charges?status=\xff",
-                                    b"/checkout/\xc0\xaf"])
+@pytest.mark.parametrize(
+    "target",
+    [b"/api/v1/connect/charges/ch_\xff\xfe", b"/api/v1/connect/charges?status=\xff", b"/checkout/\xc0\xaf"],
+)
 def test_raw_non_ascii_bytes_in_the_request_line_are_a_400(unthrottled_gateway, merchant, unchanged, target):
-    envelope(raw_get(unthrottled_gateway.base_url, target, auth_header(merchant)), 400, code="request_invalid")
+    envelope(
+        raw_get(unthrottled_gateway.base_url, target, auth_header(merchant)), 400, code="request_invalid"
+    )
 
 
 def test_invalid_utf8_in_the_no_js_form_answers_a_page(unthrottled_gateway, charges):
-    response = raw_post(unthrottled_gateway.base_url, f"/checkout/{charges['pending']}".encode(),
-                        b"payment_method=card&card_number=\xff\xfe&cvc=%ff",
-                        content_type=b"application/x-www-form-urlencoded")
+    response = raw_post(
+        unthrottled_gateway.base_url,
+        f"/checkout/{charges['pending']}".encode(),
+        b"payment_method=card&card_number=\xff\xfe&cvc=%ff",
+        content_type=b"application/x-www-form-urlencoded",
+    )
     assert response.status == 400 and response.headers["content-type"].startswith("text/html")
 
 
 # --- headers of absurd length ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [9_000, 100_000])
 def test_a_header_block_over_8_kib_is_431(http, merchant, unchanged, size):
@@ -163,16 +238,21 @@ def test_a_header_block_over_8_kib_is_431(http, merchant, unchanged, size):
 
 
 def test_many_small_headers_count_together(http, merchant, unchanged):
-    response = http.get(f"{API}/charges", headers={**merchant.auth, **{f"X-H{i}": "v" * 10 for i in range(600)}})
+    response = http.get(
+        f"{API}/charges", headers={**merchant.auth, **{f"X-H{i}": "v" * 10 for i in range(600)}}
+    )
     envelope(response, 431, code="request_headers_too_large")
 
 
-@pytest.mark.parametrize(("headers", "status", "param"), [
-    ({"Authorization": "Bearer sk_test_" + "a" * 5000}, 401, None),
-    ({"Authorization": "Bearer " + "x." * 3000}, 401, None),
-    ({"Idempotency-Key": "k" * 101}, 400, "Idempotency-Key"),
-    ({"Service-Version": "2025-06-01" * 300}, 400, "Service-Version"),
-])
+@pytest.mark.parametrize(
+    ("headers", "status", "param"),
+    [
+        ({"Authorization": "Bearer sk_test_" + "a" * 5000}, 401, None),
+        ({"Authorization": "Bearer " + "x." * 3000}, 401, None),
+        ({"Idempotency-Key": "k" * 101}, 400, "Idempotency-Key"),
+        ({"Service-Version": "2025-06-01" * 300}, 400, "Service-Version"),
+    ],
+)
 def test_long_values_of_known_headers(http, merchant, unchanged, headers, status, param):
     response = http.post(f"{API}/charges", json={}, headers={**merchant.auth, **headers})
     envelope(response, status, param=param)
@@ -180,8 +260,18 @@ def test_long_values_of_known_headers(http, merchant, unchanged, headers, status
 
 # --- path traversal and junk in ids ------------------------------------------------------------------
 
-TRAVERSALS = ["..%2F..%2Fhealthz", "..%2f..%2f..%2fetc%2fpasswd", "%2e%2e", "..%5C..%5Cwindows", "ch_%00",
-              "ch_x%2Fcapture", "%252e%252e%252f", "ch_" + "A" * 3000, "%F0%9F%92%A3", "'%20OR%20'1'%3D'1"]
+TRAVERSALS = [
+    "..%2F..%2Fhealthz",
+    "..%2f..%2f..%2fetc%2fpasswd",
+    "%2e%2e",
+    "..%5C..%5Cwindows",
+    "ch_%00",
+    "ch_x%2Fcapture",
+    "%252e%252e%252f",
+    "ch_" + "A" * 3000,
+    "%F0%9F%92%A3",
+    "'%20OR%20'1'%3D'1",
+]
 ID_ROUTES = [
     ("GET", f"{API}/charges/{{id}}", "sk"),
     ("POST", f"{API}/charges/{{id}}/capture", "sk"),
@@ -195,6 +285,28 @@ ID_ROUTES = [
     ("GET", f"{API}/webhooks/{{id}}/deliveries", "sk"),
     ("GET", f"{API}/events/{{id}}", "sk"),
     ("POST", f"{API}/events/{{id}}/resend", "sk"),
+    ("GET", f"{API}/customers/{{id}}", "sk"),
+    ("PATCH", f"{API}/customers/{{id}}", "sk"),
+    ("GET", f"{API}/customers/{{id}}/payment-methods", "sk"),
+    ("DELETE", f"{API}/customers/{{id}}/payment-methods/{{id}}", "sk"),
+    ("GET", f"{API}/plans/{{id}}", "sk"),
+    ("GET", f"{API}/plans/{{id}}/prices", "sk"),
+    ("POST", f"{API}/plans/{{id}}/prices", "sk"),
+    ("GET", f"{API}/prices/{{id}}", "sk"),
+    ("PATCH", f"{API}/prices/{{id}}", "sk"),
+    ("GET", f"{API}/tax-rates/{{id}}", "sk"),
+    ("PATCH", f"{API}/tax-rates/{{id}}", "sk"),
+    ("GET", f"{API}/subscriptions/{{id}}", "sk"),
+    ("PATCH", f"{API}/subscriptions/{{id}}", "sk"),
+    ("POST", f"{API}/subscriptions/{{id}}/cancel", "sk"),
+    ("POST", f"{API}/subscriptions/{{id}}/pause", "sk"),
+    ("POST", f"{API}/subscriptions/{{id}}/resume", "sk"),
+    ("POST", f"{API}/subscriptions/{{id}}/preview", "sk"),
+    ("GET", f"{API}/subscriptions/{{id}}/items", "sk"),
+    ("POST", f"{API}/subscriptions/{{id}}/items", "sk"),
+    ("PATCH", f"{API}/subscriptions/{{id}}/items/{{id}}", "sk"),
+    ("DELETE", f"{API}/subscriptions/{{id}}/items/{{id}}", "sk"),
+    ("GET", f"{API}/invoices/{{id}}", "sk"),
     ("DELETE", f"{API}/keys/{{id}}", "jwt"),
     ("GET", "/checkout-assets/{id}", None),
 ]
@@ -202,11 +314,23 @@ ID_ROUTES = [
 CHECKOUT_ID_ROUTES = [("POST", "/checkout/{id}/complete"), ("POST", "/api/v1/checkout/{id}/cancel")]
 
 
-@pytest.mark.parametrize(("method", "path", "credential"), ID_ROUTES, ids=[f"{m} {p}" for m, p, _ in ID_ROUTES])
+@pytest.mark.parametrize(
+    ("method", "path", "credential"), ID_ROUTES, ids=[f"{m} {p}" for m, p, _ in ID_ROUTES]
+)
 def test_traversal_and_junk_ids_are_404s(http, merchant, unchanged, method, path, credential):
     for junk in TRAVERSALS:
-        body = {"outcome": "won"} if "close" in path else None
-        response = http.request(method, path.format(id=junk), json=body, headers=_headers(merchant, credential))
+        body: dict[str, object] | None = {"outcome": "won"} if "close" in path else None
+        if method == "POST" and path.endswith("/prices"):  # validation comes before the lookup (DESIGN §5a)
+            body = {"amount_cents": 1500, "currency": "usd", "interval": "monthly"}
+        if path.endswith("/items"):
+            body = {"priceId": "price_" + "x" * 24, "quantity": 1} if method == "POST" else None
+        if path.endswith("/items/{id}") and method == "PATCH":
+            body = {"quantity": 2}
+        if path.endswith("/preview"):
+            body = {"add_item": {"priceId": "price_" + "x" * 24, "quantity": 1}}
+        response = http.request(
+            method, path.format(id=junk), json=body, headers=_headers(merchant, credential)
+        )
         envelope(response, 404)
 
 

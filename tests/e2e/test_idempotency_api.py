@@ -31,8 +31,14 @@ def test_reused_key_with_other_body_or_path_is_409_even_when_invalid(client: htt
     merchant = sign_up(client)
     headers = {**merchant.auth, "Idempotency-Key": str(uuid.uuid4())}
     client.post(f"{API}/charges", json=BODY, headers=headers)
-    assert_error(client.post(f"{API}/charges", json={**BODY, "amount": 2600}, headers=headers), 409, "idempotency_error")
-    assert_error(client.post(f"{API}/charges", json={**BODY, "amount": -1}, headers=headers), 409, "idempotency_error")
+    assert_error(
+        client.post(f"{API}/charges", json={**BODY, "amount": 2600}, headers=headers),
+        409,
+        "idempotency_error",
+    )
+    assert_error(
+        client.post(f"{API}/charges", json={**BODY, "amount": -1}, headers=headers), 409, "idempotency_error"
+    )
 
 
 def test_refund_retry_never_refunds_twice(client: httpx.Client) -> None:
@@ -59,5 +65,7 @@ def test_validation_failure_stores_nothing(client: httpx.Client) -> None:
 
 def test_overlong_key_is_parameter_invalid(client: httpx.Client) -> None:
     merchant = sign_up(client)
-    response = client.post(f"{API}/charges", json=BODY, headers={**merchant.auth, "Idempotency-Key": "k" * 101})
+    response = client.post(
+        f"{API}/charges", json=BODY, headers={**merchant.auth, "Idempotency-Key": "k" * 101}
+    )
     assert_error(response, 400, "invalid_request_error", "parameter_invalid", "Idempotency-Key")

@@ -38,7 +38,9 @@ def test_gateway_metrics_count_requests_by_route_pattern_not_raw_path(client: ht
     ok = _value(after, "gateway_http_requests_total", route=route, method="GET", status="200")
     assert ok - _value(before, "gateway_http_requests_total", route=route, method="GET", status="200") == 3
     missing = _value(after, "gateway_http_requests_total", route=route, method="GET", status="404")
-    assert missing - _value(before, "gateway_http_requests_total", route=route, method="GET", status="404") == 1
+    assert (
+        missing - _value(before, "gateway_http_requests_total", route=route, method="GET", status="404") == 1
+    )
     assert _value(after, "gateway_http_request_duration_seconds_count", route=route, method="GET") >= 4
 
 
@@ -54,11 +56,15 @@ def test_core_metrics_port_reports_rpc_latency_actors_replays_and_webhook_queue(
     assert first.status_code == again.status_code == 200
 
     after = _samples(httpx.get(core_metrics_url).text)
-    replays = _value(after, "core_idempotency_replays_total") - _value(before, "core_idempotency_replays_total")
+    replays = _value(after, "core_idempotency_replays_total") - _value(
+        before, "core_idempotency_replays_total"
+    )
     assert replays >= 1
     captures = [
-        value for (name, labels), value in after.items()
-        if name == "core_rpc_duration_seconds_count" and ("code", "OK") in labels
+        value
+        for (name, labels), value in after.items()
+        if name == "core_rpc_duration_seconds_count"
+        and ("code", "OK") in labels
         and any(k == "method" and "Capture" in v for k, v in labels)
     ]
     assert captures and sum(captures) >= 1

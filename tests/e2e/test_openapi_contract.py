@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from http_gateway.openapi import document, operations, served_document
+from http_gateway.operational.openapi import document, operations, served_document
 from tests.e2e.api_client import sign_up
 from tests.support.processes import ROOT, RunningProcess, log_dir
 
@@ -72,13 +72,29 @@ def test_schemathesis_finds_no_contract_violation(contract_gateway: RunningProce
     config.write_text(CONFIG)
     st = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
     command = [
-        st, "--config-file", str(config), "run", f"{contract_gateway.base_url}/openapi.json",
-        "--checks", CHECKS, "--phases", PHASES, "--max-examples", str(EXAMPLES),
+        st,
+        "--config-file",
+        str(config),
+        "run",
+        f"{contract_gateway.base_url}/openapi.json",
+        "--checks",
+        CHECKS,
+        "--phases",
+        PHASES,
+        "--max-examples",
+        str(EXAMPLES),
         # One worker: with two, hypothesis's ast.parse of a strategy's lambda failed once in CI with
         # "SystemError: AST constructor recursion depth mismatch", CPython's gh-106905 (spurious, seen in
         # threaded programs, fixed after 3.11.7). One thread avoids it and costs no time here (~16 s).
-        "--workers", "1", "--request-timeout", "15",
-        "--suppress-health-check", "all", "--warnings", "off", "--no-color",
+        "--workers",
+        "1",
+        "--request-timeout",
+        "15",
+        "--suppress-health-check",
+        "all",
+        "--warnings",
+        "off",
+        "--no-color",
     ]
     if SEED != "random":
         command += ["--seed", SEED]

@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.api_client import API, authorized_charge, sign_up
 from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.reconcile import assert_reconciles
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +31,9 @@ def cluster(stack_env: dict[str, str]) -> Iterator[list[RunningProcess]]:
             process.stop()
 
 
-def test_racing_captures_and_fifty_concurrent_refunds(cluster: list[RunningProcess]) -> None:
+def test_racing_captures_and_fifty_concurrent_refunds(
+    cluster: list[RunningProcess], stack_env: dict[str, str]
+) -> None:
     first, second = (httpx.Client(base_url=g.base_url, timeout=30.0) for g in cluster)
     try:
         merchant = sign_up(first)
@@ -40,19 +43,29 @@ def test_racing_captures_and_fifty_concurrent_refunds(cluster: list[RunningProce
         second.close()
 
     async def run() -> tuple[list[httpx.Response], list[httpx.Response]]:
-        async with httpx.AsyncClient(base_url=cluster[0].base_url, timeout=30.0) as a, \
-                httpx.AsyncClient(base_url=cluster[1].base_url, timeout=30.0) as b:
+        async with (
+            httpx.AsyncClient(base_url=cluster[0].base_url, timeout=30.0) as a,
+            httpx.AsyncClient(base_url=cluster[1].base_url, timeout=30.0) as b,
+        ):
             clients = [a, b]
-            captures = await asyncio.gather(*(
-                clients[i % 2].post(f"{API}/charges/{charge['id']}/capture", json={"amount": 15_000},
-                                    headers=merchant.auth)
-                for i in range(8)
-            ))
-            refunds = await asyncio.gather(*(
-                clients[i % 2].post(f"{API}/charges/{charge['id']}/refunds", json={"amount": 400},
-                                    headers=merchant.auth)
-                for i in range(50)
-            ))
+            captures = await asyncio.gather(
+                *(
+                    clients[i % 2].post(
+                        f"{API}/charges/{charge['id']}/capture",
+                        json={"amount": 15_000},
+                        headers=merchant.auth,
+                    )
+                    for i in range(8)
+                )
+            )
+            refunds = await asyncio.gather(
+                *(
+                    clients[i % 2].post(
+                        f"{API}/charges/{charge['id']}/refunds", json={"amount": 400}, headers=merchant.auth
+                    )
+                    for i in range(50)
+                )
+            )
             return list(captures), list(refunds)
 
     captures, refunds = asyncio.run(run())
@@ -74,3 +87,5 @@ def test_racing_captures_and_fifty_concurrent_refunds(cluster: list[RunningProce
     assert final["amount_refunded"] == 37 * 400 == sum(r["amount"] for r in final["refunds"])
     assert len({r["id"] for r in final["refunds"]}) == 37
     assert final["status"] == "partially_refunded"
+    # The one capture and the 37 refunds each have their balance transaction; the balance is their sum.
+    assert_reconciles(stack_env["DATABASE_URL"])

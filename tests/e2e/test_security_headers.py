@@ -66,13 +66,21 @@ def test_every_hosted_page_sends_the_security_headers(http: httpx.Client, mercha
     pages["malformed id page"] = http.get("/checkout/..%2F..%2Fetc%2Fpasswd", headers=HTML)
     paid = authorized_charge(http, merchant)
     pages["already paid page"] = http.get(f"/checkout/{paid['id']}", headers=HTML)
-    form = {"payment_method": "card", "card_number": "4242 4242 4242 4242", "exp_month": "12", "exp_year": "99"}
+    form = {
+        "payment_method": "card",
+        "card_number": "4242 4242 4242 4242",
+        "exp_month": "12",
+        "exp_year": "99",
+    }
     pages["form with an error"] = http.post(f"/checkout/{payable['id']}", data={**form, "exp_month": "x"})
-    pages["form declined"] = http.post(f"/checkout/{create_charge(http, merchant)['id']}",
-                                       data={**form, "card_number": "4000000000000002", "cvc": "123"})
+    pages["form declined"] = http.post(
+        f"/checkout/{create_charge(http, merchant)['id']}",
+        data={**form, "card_number": "4000000000000002", "cvc": "123"},
+    )
     pages["form paid (303)"] = http.post(f"/checkout/{payable['id']}", data={**form, "cvc": "123"})
-    pages["form cancel (303)"] = http.post(f"/checkout/{create_charge(http, merchant)['id']}/cancel",
-                                           data={"x": "1"})
+    pages["form cancel (303)"] = http.post(
+        f"/checkout/{create_charge(http, merchant)['id']}/cancel", data={"x": "1"}
+    )
     for name, response in pages.items():
         assert response.status_code in (200, 303, 400, 404), (name, response.status_code)
         assert response.headers["content-type"].startswith("text/html") or response.status_code == 303, name
@@ -99,18 +107,26 @@ def test_no_response_sets_a_cookie_and_api_answers_are_not_cacheable(http: httpx
     merchant = sign_up(http)
     charge = create_charge(http, merchant)
     responses = {
-        "sign-up": http.post("/api/v1/merchants", json={"email": "c@example.com", "password": "long password"}),
-        "login refused": http.post("/api/v1/auth/token", json={"email": "c@example.com", "password": "nope nope"}),
+        "sign-up": http.post(
+            "/api/v1/merchants", json={"email": "c@example.com", "password": "long password"}
+        ),
+        "login refused": http.post(
+            "/api/v1/auth/token", json={"email": "c@example.com", "password": "nope nope"}
+        ),
         "login": http.post("/api/v1/auth/token", json={"email": merchant.email, "password": "correct horse"}),
         "profile": http.get("/api/v1/merchants/me", headers=merchant.jwt),
         "key created": http.post(f"{API}/keys", json={"environment": "test"}, headers=merchant.jwt),
         "keys": http.get(f"{API}/keys", headers=merchant.jwt),
-        "charge created": http.post(f"{API}/charges", json={"amount": 100, "currency": "usd",
-                                                           "return_url": "https://a.example/"}, headers=merchant.auth),
+        "charge created": http.post(
+            f"{API}/charges",
+            json={"amount": 100, "currency": "usd", "return_url": "https://a.example/"},
+            headers=merchant.auth,
+        ),
         "charge": http.get(f"{API}/charges/{charge['id']}", headers=merchant.auth),
         "charges": http.get("/v1/charges", headers=merchant.auth),
-        "webhook created": http.post(f"{API}/webhooks", json={"url": "http://localhost:9/h", "events": ["*"]},
-                                     headers=merchant.auth),
+        "webhook created": http.post(
+            f"{API}/webhooks", json={"url": "http://localhost:9/h", "events": ["*"]}, headers=merchant.auth
+        ),
         "events": http.get(f"{API}/events", headers=merchant.auth),
         "checkout data": http.get(f"/checkout/{charge['id']}"),
         "checkout paid": pay(http, charge["id"], CARD_OK),
@@ -118,8 +134,9 @@ def test_no_response_sets_a_cookie_and_api_answers_are_not_cacheable(http: httpx
         "no credential": http.get(f"{API}/charges"),
         "bad credential": http.get(f"{API}/charges", headers={"Authorization": "Bearer sk_test_" + "x" * 32}),
         "unknown charge": http.get(f"{API}/charges/ch_{'x' * 32}", headers=merchant.auth),
-        "invalid body": http.post(f"{API}/charges", content=b"{", headers={**merchant.auth,
-                                                                             "Content-Type": "application/json"}),
+        "invalid body": http.post(
+            f"{API}/charges", content=b"{", headers={**merchant.auth, "Content-Type": "application/json"}
+        ),
         "unknown route": http.get("/api/v1/connect/nothing-here"),
         "wrong method": http.put(f"{API}/charges"),
         "health": http.get("/healthz"),

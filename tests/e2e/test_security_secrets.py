@@ -6,8 +6,8 @@ the no-JS form, webhook endpoint, idempotent replays, a few refused credentials)
 - both logs are scanned for every credential, secret and card datum the flow used, and for their
   generic shapes (any `sk_test_…`/`sk_live_…`, `whsec_…`, JWT, card number);
 - every row of every table is read directly with psycopg: secret keys exist only as SHA-256 digests,
-  webhook secrets only sealed (AES-GCM, opened here with the derived key to prove it), and no stored
-  value, text or bytes, holds a secret, a password, a card number or a CVC.
+  webhook secrets and vaulted payment tokens only sealed (AES-GCM), and no stored value, text or bytes,
+  holds a secret, a password, a card number, a CVC or a gateway token.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from core_server.bootstrap import derive_key
+from core_server.kernel.domain.sealed import Sealed
+from core_server.security.keyring import Keyring
 from core_server.security.secret_box import SecretBox
-from http_gateway.idempotency import fingerprint
+from http_gateway.pipeline.idempotency import fingerprint
 from tests.conftest import TEST_DATA_ENCRYPTION_KEY
 from tests.e2e.api_client import API
 from tests.support.processes import RunningProcess, free_port, start_core, start_gateway
@@ -39,12 +40,14 @@ pytestmark = pytest.mark.e2e
 CARD = "4242424242424242"
 DECLINED_CARD = "4000000000000002"
 FORM_CARD = "4111111111111111"
+VAULT_CARD = "4012888888881881"  # attached to a customer: the vault keeps only a sealed gateway token
 CVC = "737"  # also a fresh one per run below: a fixed CVC could sit in some id by chance
 GENERIC_PATTERNS = {
     "secret key": re.compile(r"sk_(?:test|live)_[A-Za-z0-9]{32}"),
     "webhook secret": re.compile(r"whsec_[A-Za-z0-9]{16,}"),
     "JWT": re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
     "card number": re.compile(r"(?<![0-9])4[0-9]{12,18}(?![0-9])"),
+    "gateway token": re.compile(r"tok_sandbox_[A-Za-z0-9_]+"),
 }
 
 
@@ -79,7 +82,9 @@ def receiver() -> Iterator[WebhookReceiver]:
 def _json(flow: Flow, response: httpx.Response, status: int) -> Any:
     assert response.status_code == status, response.text
     flow.request_ids.append(response.headers["Request-Id"])
-    return response.json() if response.headers.get("content-type", "").startswith("application/json") else None
+    return (
+        response.json() if response.headers.get("content-type", "").startswith("application/json") else None
+    )
 
 
 def _sign_up_and_keys(http: httpx.Client, flow: Flow) -> tuple[dict[str, str], dict[str, str]]:
@@ -96,8 +101,11 @@ def _sign_up_and_keys(http: httpx.Client, flow: Flow) -> tuple[dict[str, str], d
     dashboard = {"Authorization": f"Bearer {jwt}"}
     keys: dict[str, dict[str, str]] = {}
     for environment in ("test", "live"):
-        request = {"url": f"{API}/keys", "json": {"name": environment, "environment": environment},
-                   "headers": {**dashboard, "Idempotency-Key": f"key-{environment}"}}
+        request: dict[str, Any] = {
+            "url": f"{API}/keys",
+            "json": {"name": environment, "environment": environment},
+            "headers": {**dashboard, "Idempotency-Key": f"key-{environment}"},
+        }
         created = _json(flow, http.post(**request), 201)
         replayed = _json(flow, http.post(**request), 201)
         assert replayed["secret_key"] == created["secret_key"]  # a replay still hands the key over
@@ -113,8 +121,12 @@ def _sign_up_and_keys(http: httpx.Client, flow: Flow) -> tuple[dict[str, str], d
 
 
 def _charge(http: httpx.Client, flow: Flow, sk: dict[str, str]) -> str:
-    body = {"amount": 4200, "currency": "usd", "return_url": "https://shop.example/ok",
-            "customer_email": "buyer@example.com"}
+    body = {
+        "amount": 4200,
+        "currency": "usd",
+        "return_url": "https://shop.example/ok",
+        "customer_email": "buyer@example.com",
+    }
     charge_id: str = _json(flow, http.post(f"{API}/charges", json=body, headers=sk), 201)["id"]
     flow.charge_ids.append(charge_id)
     return charge_id
@@ -125,27 +137,52 @@ def _checkouts(http: httpx.Client, flow: Flow, sk: dict[str, str]) -> None:
     _json(flow, http.get(f"/checkout/{paid}", headers={"Accept": "text/html"}), 200)
     card = {"card_number": CARD, "exp_month": 12, "exp_year": 2099, "cvc": flow.cvcs[0]}
     flow.checkout_body = json.dumps({"paymentMethod": "card", "paymentMethodDetails": card}).encode()
-    request = {"url": f"/checkout/{paid}/complete", "content": flow.checkout_body,
-               "headers": {"Content-Type": "application/json", "Idempotency-Key": "pay-1"}}
+    request: dict[str, Any] = {
+        "url": f"/checkout/{paid}/complete",
+        "content": flow.checkout_body,
+        "headers": {"Content-Type": "application/json", "Idempotency-Key": "pay-1"},
+    }
     assert _json(flow, http.post(**request), 200)["success"] is True
     _json(flow, http.post(**request), 200)  # replayed
     declined = _charge(http, flow, sk)
     bad = {**card, "card_number": DECLINED_CARD, "exp_month": 13}
-    _json(flow, http.post(f"/checkout/{declined}/complete",
-                          json={"paymentMethod": "card", "paymentMethodDetails": bad}), 400)
+    _json(
+        flow,
+        http.post(
+            f"/checkout/{declined}/complete", json={"paymentMethod": "card", "paymentMethodDetails": bad}
+        ),
+        400,
+    )
     decline = {**card, "card_number": DECLINED_CARD}
-    assert _json(flow, http.post(f"/checkout/{declined}/complete",
-                                 json={"paymentMethod": "card", "paymentMethodDetails": decline}), 200)["success"] is False
+    assert (
+        _json(
+            flow,
+            http.post(
+                f"/checkout/{declined}/complete",
+                json={"paymentMethod": "card", "paymentMethodDetails": decline},
+            ),
+            200,
+        )["success"]
+        is False
+    )
     form = _charge(http, flow, sk)
-    fields = {"payment_method": "card", "card_number": FORM_CARD[:8] + " " + FORM_CARD[8:], "exp_month": "12",
-              "exp_year": "99", "cvc": flow.cvcs[1]}
+    fields = {
+        "payment_method": "card",
+        "card_number": FORM_CARD[:8] + " " + FORM_CARD[8:],
+        "exp_month": "12",
+        "exp_year": "99",
+        "cvc": flow.cvcs[1],
+    }
     _json(flow, http.post(f"/checkout/{form}", data={**fields, "exp_month": "1x"}), 400)
     _json(flow, http.post(f"/checkout/{form}", data=fields), 303)
 
 
 def _webhooks(http: httpx.Client, flow: Flow, sk: dict[str, str], receiver: WebhookReceiver) -> None:
-    request = {"url": f"{API}/webhooks", "json": {"url": receiver.url("/sec"), "events": ["*"]},
-               "headers": {**sk, "Idempotency-Key": "hook-1"}}
+    request: dict[str, Any] = {
+        "url": f"{API}/webhooks",
+        "json": {"url": receiver.url("/sec"), "events": ["*"]},
+        "headers": {**sk, "Idempotency-Key": "hook-1"},
+    }
     created = _json(flow, http.post(**request), 201)
     assert _json(flow, http.post(**request), 201)["secret"] == created["secret"]
     flow.secrets["webhook secret"] = created["secret"]
@@ -155,17 +192,45 @@ def _webhooks(http: httpx.Client, flow: Flow, sk: dict[str, str], receiver: Webh
     _json(flow, http.get(f"{API}/charges/{charge_id}", headers=sk), 200)
 
 
+def _vault(http: httpx.Client, flow: Flow, sk: dict[str, str]) -> None:
+    """A customer with a vaulted card (its CVC the flow's third) and a PayPal account."""
+    customer = _json(
+        flow, http.post(f"{API}/customers", json={"email": "payer@example.com"}, headers=sk), 201
+    )
+    card = {"number": VAULT_CARD, "exp_month": 11, "exp_year": 2098, "cvc": flow.cvcs[2]}
+    attach = f"{API}/customers/{customer['id']}/payment-methods"
+    method = _json(flow, http.post(attach, json={"type": "card", "card": card}, headers=sk), 201)
+    assert method["card"]["last4"] == VAULT_CARD[-4:] and "number" not in method["card"]
+    paypal = {"type": "paypal", "paypal": {"email": "payer@example.com"}}
+    _json(flow, http.post(attach, json=paypal, headers=sk), 201)
+    _json(flow, http.get(f"{API}/customers/{customer['id']}/payment-methods", headers=sk), 200)
+
+
 @pytest.fixture(scope="module")
 def flow(debug_stack: tuple[RunningProcess, RunningProcess], receiver: WebhookReceiver) -> Flow:
     _, gateway = debug_stack
-    done = Flow(cvcs=[f"{secrets.randbelow(9000) + 1000}", f"{secrets.randbelow(900) + 100}"])
+    done = Flow(
+        cvcs=[
+            f"{secrets.randbelow(9000) + 1000}",
+            f"{secrets.randbelow(900) + 100}",
+            f"{secrets.randbelow(9000) + 1000}",
+        ]
+    )
     with httpx.Client(base_url=gateway.base_url, timeout=15.0) as http:
         sk_test, sk_live = _sign_up_and_keys(http, done)
         _charge(http, done, sk_live)
         _checkouts(http, done, sk_test)
         _webhooks(http, done, sk_test, receiver)
-    done.secrets.update({"card": CARD, "declined card": DECLINED_CARD, "form card": FORM_CARD,
-                         "form card middle": FORM_CARD[6:12] + FORM_CARD[12:]})
+        _vault(http, done, sk_test)
+    done.secrets.update(
+        {
+            "card": CARD,
+            "declined card": DECLINED_CARD,
+            "form card": FORM_CARD,
+            "form card middle": FORM_CARD[6:12] + FORM_CARD[12:],
+            "vaulted card": VAULT_CARD,
+        }
+    )
     return done
 
 
@@ -177,11 +242,14 @@ def _cvc_leaks(text: str, cvc: str) -> list[str]:
 
 
 @pytest.mark.parametrize("process", ["core", "gateway"])
-def test_logs_hold_no_secret(flow: Flow, debug_stack: tuple[RunningProcess, RunningProcess], process: str) -> None:
+def test_logs_hold_no_secret(
+    flow: Flow, debug_stack: tuple[RunningProcess, RunningProcess], process: str
+) -> None:
     running = dict(zip(("core", "gateway"), debug_stack, strict=True))[process]
     log = running.log_text()
-    assert sum(request_id in log for request_id in flow.request_ids) >= len(flow.request_ids) // 2, \
+    assert sum(request_id in log for request_id in flow.request_ids) >= len(flow.request_ids) // 2, (
         "the flow's requests are not in this log: the scan would prove nothing"
+    )
     assert '"level": "debug"' in log  # DEBUG really was on
     leaked = [name for name, value in flow.secrets.items() if value in log]
     leaked += [name for name, pattern in GENERIC_PATTERNS.items() if pattern.search(log)]
@@ -192,8 +260,12 @@ def test_logs_hold_no_secret(flow: Flow, debug_stack: tuple[RunningProcess, Runn
 def _database_values(database_url: str) -> Iterator[tuple[str, str, Any]]:
     """(table, column, value) of every row of every table of the schema."""
     with psycopg.connect(database_url) as conn:
-        tables = [row[0] for row in conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")]
+        tables = [
+            row[0]
+            for row in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            )
+        ]
         for table in tables:
             cursor = conn.execute(sql.SQL("SELECT * FROM {}").format(sql.Identifier(table)))
             columns = [column.name for column in cursor.description or ()]
@@ -216,6 +288,9 @@ def test_database_holds_no_secret_in_clear(flow: Flow, database_url: str) -> Non
         text = _as_text(value)
         found += [f"{name} in {table}.{column}" for name, secret in flow.secrets.items() if secret in text]
         found += [f"cvc in {table}.{column}" for cvc in flow.cvcs if _cvc_leaks(text, cvc)]
+        # Shapes that random digests cannot take by chance (a hex hash may hold a 13-digit run of digits).
+        if GENERIC_PATTERNS["gateway token"].search(text):
+            found.append(f"gateway token in {table}.{column}")
         if re.search(r"\bcvc\b", text, re.IGNORECASE | re.ASCII):  # text may hold any Unicode (hostile input)
             found.append(f"a 'cvc' field in {table}.{column}")
     assert not found, found
@@ -223,8 +298,9 @@ def test_database_holds_no_secret_in_clear(flow: Flow, database_url: str) -> Non
 
 def test_secret_keys_are_stored_only_as_sha256_digests(flow: Flow, database_url: str) -> None:
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT secret_key_hash, secret_key_last4 FROM api_keys WHERE id = %s",
-                           (flow.key_id,)).fetchone()
+        row = conn.execute(
+            "SELECT secret_key_hash, secret_key_last4 FROM api_keys WHERE id = %s", (flow.key_id,)
+        ).fetchone()
     assert row is not None
     secret = flow.secrets["sk_test"]
     assert row == (hashlib.sha256(secret.encode()).hexdigest(), secret[-4:])
@@ -232,11 +308,14 @@ def test_secret_keys_are_stored_only_as_sha256_digests(flow: Flow, database_url:
 
 def test_webhook_secrets_are_sealed_with_the_endpoint_as_context(flow: Flow, database_url: str) -> None:
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT secret_sealed FROM webhook_endpoints WHERE id = %s", (flow.endpoint_id,)).fetchone()
+        row = conn.execute(
+            "SELECT secret_sealed, secret_key_id FROM webhook_endpoints WHERE id = %s", (flow.endpoint_id,)
+        ).fetchone()
     assert row is not None
     sealed = bytes(row[0])
-    box = SecretBox(derive_key(base64.b64decode(TEST_DATA_ENCRYPTION_KEY), "webhook-secret"))
-    assert box.open(sealed, flow.endpoint_id) == flow.secrets["webhook secret"]
+    box = SecretBox(Keyring(base64.b64decode(TEST_DATA_ENCRYPTION_KEY)), "webhook-secret")
+    assert row[1] == box.current_id
+    assert box.open(Sealed(row[1], sealed), flow.endpoint_id) == flow.secrets["webhook secret"]
     assert flow.secrets["webhook secret"].encode() not in sealed
 
 
@@ -245,8 +324,10 @@ def test_idempotency_fingerprints_are_keyed(flow: Flow, database_url: str) -> No
     brand, an unkeyed SHA-256 of the body gives the full card number and CVC back after ~10^8 guesses."""
     paid = flow.charge_ids[1]
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT fingerprint FROM idempotency_keys WHERE scope = %s AND key = %s",
-                           (f"checkout:{paid}", "pay-1")).fetchone()
+        row = conn.execute(
+            "SELECT fingerprint FROM idempotency_keys WHERE scope = %s AND key = %s",
+            (f"checkout:{paid}", "pay-1"),
+        ).fetchone()
     assert row is not None
     assert row[0] != fingerprint(f"/checkout/{paid}/complete", flow.checkout_body)
     assert len(row[0]) == 64

@@ -1,4 +1,5 @@
-"""Dashboard tokens (JWT) that are expired, forged, unsigned or altered are refused with 401 on every JWT route."""
+"""Dashboard tokens (JWT) that are expired, forged, unsigned or altered are refused with 401 on every JWT
+route."""
 
 from __future__ import annotations
 
@@ -37,7 +38,14 @@ def _b64(data: dict[str, Any] | bytes) -> str:
 
 def _claims(subject: str, **changes: Any) -> dict[str, Any]:
     now = int(time.time())
-    return {"sub": subject, "iss": "payment-connect", "typ": "merchant", "iat": now, "exp": now + 600, **changes}
+    return {
+        "sub": subject,
+        "iss": "payment-connect",
+        "typ": "merchant",
+        "iat": now,
+        "exp": now + 600,
+        **changes,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +77,28 @@ def _bad_tokens(victim: Merchant, attacker: Merchant) -> dict[str, tuple[str, st
 
     unsigned = f"{_b64({'alg': 'none', 'typ': 'JWT'})}.{_b64(_claims(victim.id))}"
     return {
-        "expired": (signed(_claims(victim.id, iat=int(time.time()) - 7200, exp=int(time.time()) - 3600)),
-                    "token_expired"),
+        "expired": (
+            signed(_claims(victim.id, iat=int(time.time()) - 7200, exp=int(time.time()) - 3600)),
+            "token_expired",
+        ),
         "expired a second ago": (signed(_claims(victim.id, exp=int(time.time()) - 1)), "token_expired"),
-        "wrong signing key": (signed(_claims(victim.id), key="not-the-signing-key-not-the-signing-key"),
-                              "token_invalid"),
+        "wrong signing key": (
+            signed(_claims(victim.id), key="not-the-signing-key-not-the-signing-key"),
+            "token_invalid",
+        ),
         "alg none, empty signature": (unsigned + ".", "token_invalid"),
         "alg none, no signature part": (unsigned, "token_invalid"),
         "alg none, attacker's signature": (f"{unsigned}.{signature}", "token_invalid"),
         "alg NONE": (f"{_b64({'alg': 'NONE'})}.{_b64(_claims(victim.id))}.", "token_invalid"),
         "algorithm swap to HS512": (hs512(_claims(victim.id)), "token_invalid"),
-        "payload swapped to the victim": (f"{header}.{_b64({**claims, 'sub': victim.id})}.{signature}",
-                                          "token_invalid"),
-        "lifetime extended": (f"{header}.{_b64({**claims, 'exp': claims['exp'] + 86400})}.{signature}",
-                              "token_invalid"),
+        "payload swapped to the victim": (
+            f"{header}.{_b64({**claims, 'sub': victim.id})}.{signature}",
+            "token_invalid",
+        ),
+        "lifetime extended": (
+            f"{header}.{_b64({**claims, 'exp': claims['exp'] + 86400})}.{signature}",
+            "token_invalid",
+        ),
         "header altered": (f"{_b64({**hs256, 'kid': 'other'})}.{payload}.{signature}", "token_invalid"),
         "signature altered": (f"{header}.{payload}.{signature[:-4]}AAAA", "token_invalid"),
         "signature dropped": (f"{header}.{payload}.", "token_invalid"),
@@ -94,8 +110,13 @@ def _bad_tokens(victim: Merchant, attacker: Merchant) -> dict[str, tuple[str, st
 
 
 @pytest.mark.parametrize("method,path,body", JWT_ROUTES, ids=[f"{m} {p}" for m, p, _ in JWT_ROUTES])
-def test_bad_dashboard_tokens_are_401(http: httpx.Client, merchants: tuple[Merchant, Merchant],
-                                      method: str, path: str, body: dict[str, Any] | None) -> None:
+def test_bad_dashboard_tokens_are_401(
+    http: httpx.Client,
+    merchants: tuple[Merchant, Merchant],
+    method: str,
+    path: str,
+    body: dict[str, Any] | None,
+) -> None:
     victim, attacker = merchants
     for name, (token, code) in _bad_tokens(victim, attacker).items():
         response = http.request(method, path, json=body, headers={"Authorization": f"Bearer {token}"})

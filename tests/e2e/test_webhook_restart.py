@@ -24,6 +24,7 @@ RESTART_ENV = {
     "WEBHOOK_LEASE_SECONDS": "5",
     "WEBHOOK_CONCURRENCY": "4",
     "WEBHOOK_ENDPOINT_CONCURRENCY": "4",
+    "WEBHOOK_MERCHANT_CONCURRENCY": "4",  # one merchant: all four slots in flight when the core dies
 }
 
 
@@ -54,8 +55,11 @@ def test_sigkill_mid_backlog_then_a_new_core_delivers_every_pending_event(
         gateway = start_gateway(own_env, [first.address])
         with httpx.Client(base_url=gateway.base_url, timeout=15.0) as client:
             merchant = sign_up(client)
-            hook = client.post(f"{API}/webhooks", json={"url": receiver.url("/hook"), "events": ["charge.created"]},
-                               headers=merchant.auth)
+            hook = client.post(
+                f"{API}/webhooks",
+                json={"url": receiver.url("/hook"), "events": ["charge.created"]},
+                headers=merchant.auth,
+            )
             assert hook.status_code == 201, hook.text
             charge_ids = {create_charge(client, merchant)["id"] for _ in range(EVENTS)}
         # Four attempts are in flight (leased, unanswered), eight were never attempted.

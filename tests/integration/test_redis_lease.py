@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core_server.actors import ActorRegistry, EntityActor, EntityLease, LeaseFactory
-from core_server.locking import RedisLease, RedisLeaseFactory
+from core_server.locking import LockServiceUnavailable, RedisLease, RedisLeaseFactory
 
 pytestmark = pytest.mark.integration
 
@@ -102,7 +105,7 @@ async def test_acquire_wait_is_bounded(redis: aioredis.Redis, namespace: str) ->
     assert 0.1 <= loop.time() - started < 0.5
 
 
-async def test_a_redis_call_that_hangs_raises_a_redis_timeout_error() -> None:
+async def test_a_redis_call_that_hangs_raises_lock_service_unavailable() -> None:
     async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()  # swallow everything until the client hangs up
         writer.close()
@@ -112,12 +115,31 @@ async def test_a_redis_call_that_hangs_raises_a_redis_timeout_error() -> None:
     client = aioredis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1.0)
     try:
         silent = RedisLease(client, "k", ttl_ms=1_000, owner="core-a", call_timeout=0.05)
-        with pytest.raises(RedisTimeoutError):
+        with pytest.raises(LockServiceUnavailable) as raised:
             await silent.acquire(0)
+        assert isinstance(raised.value.__cause__, TimeoutError)
     finally:
         await client.aclose()
         server.close()
         await server.wait_closed()
+
+
+async def test_every_lease_call_turns_a_refused_connection_into_lock_service_unavailable() -> None:
+    with socket.socket() as probe:  # a port nobody listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # No retries: redis-py would otherwise back off and retry until the lease's call timeout fires.
+    client = aioredis.Redis(
+        host="127.0.0.1", port=port, socket_connect_timeout=1.0, retry=Retry(NoBackoff(), 0)
+    )
+    try:
+        gone = RedisLease(client, "k", ttl_ms=1_000, owner="core-a", call_timeout=2.0)
+        for call in (lambda: gone.acquire(0), gone.renew, gone.release):
+            with pytest.raises(LockServiceUnavailable) as raised:
+                await call()
+            assert isinstance(raised.value.__cause__, RedisConnectionError)
+    finally:
+        await client.aclose()
 
 
 class CountingActor(EntityActor):

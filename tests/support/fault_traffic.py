@@ -49,7 +49,7 @@ class Outcome:
     @property
     def error(self) -> dict[str, Any] | None:
         if isinstance(self.payload, dict) and isinstance(self.payload.get("error"), dict):
-            return self.payload["error"]  # type: ignore[no-any-return]
+            return self.payload["error"]
         return None
 
 

@@ -257,6 +257,8 @@ FAST_FAILURE_ENV = {
     "ASK_TIMEOUT_SECONDS": "4",
     "CORE_TIMEOUT_SECONDS": "5",  # the gateway's deadline for one core call, retries included
     "IDEMPOTENCY_CLAIM_SECONDS": "6",  # an abandoned claim is taken over after this; > the two above
+    "DB_STATEMENT_TIMEOUT_SECONDS": "4",  # both below the claim, so no write outlives its claim
+    "DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS": "5",
     "DB_POOL_TIMEOUT_SECONDS": "1.5",  # while PostgreSQL is down a request waits this long for a connection
     "RATE_LIMIT_TEST": "100000",
     "RATE_LIMIT_LIVE": "100000",
@@ -265,4 +267,11 @@ FAST_FAILURE_ENV = {
 
 def fault_env(base: dict[str, str], database_url: str, redis_url: str, **overrides: str) -> dict[str, str]:
     """The session's process environment pointed at private servers, with fast failure timers."""
-    return {**base, "DATABASE_URL": database_url, "REDIS_URL": redis_url, **FAST_FAILURE_ENV, **overrides}
+    return {
+        **base,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",  # webhook receivers of fault tests listen on 127.0.0.1
+        **FAST_FAILURE_ENV,
+        **overrides,
+    }

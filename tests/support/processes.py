@@ -129,9 +129,14 @@ def wait_ready(
     )
 
 
-def core_serving(address: str) -> bool:
-    """The core's standard gRPC health check answers SERVING."""
-    with grpc.insecure_channel(address) as channel:
+def core_serving(address: str, root_certificate: bytes | None = None) -> bool:
+    """The core's standard gRPC health check answers SERVING (over TLS when given the CA to trust)."""
+    channel = (
+        grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
+        if root_certificate
+        else grpc.insecure_channel(address)
+    )
+    with channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1.0)
         except grpc.RpcError:
@@ -152,9 +157,16 @@ def start_core(
     """`python -m core_server` on 127.0.0.1:`port` (a free one by default), ready when health says SERVING."""
     port = port or free_port()
     # A free metrics port of its own: the default (gRPC port + 1000) could be one a later test picks.
-    env = {"CORE_METRICS_ADDR": f"127.0.0.1:{free_port()}", **env_overrides, "CORE_GRPC_ADDR": f"127.0.0.1:{port}"}
+    env = {
+        "CORE_METRICS_ADDR": f"127.0.0.1:{free_port()}",
+        **env_overrides,
+        "CORE_GRPC_ADDR": f"127.0.0.1:{port}",
+    }
     running = _spawn("core", "core_server", env, port)
-    return wait_ready(running, lambda: core_serving(running.address), timeout)
+    # A test's core with CORE_TLS_* has a self-signed certificate: it is its own CA.
+    cert_file = env.get("CORE_TLS_CERT_FILE")
+    root = Path(cert_file).read_bytes() if cert_file else None
+    return wait_ready(running, lambda: core_serving(running.address, root), timeout)
 
 
 def start_gateway(

@@ -1,7 +1,8 @@
 """Reads the tables after a fault and lists every half-written change: the database is the witness.
 
 Each charge change commits with its events and refunds in one transaction (README, Webhooks and
-events), so after any crash, restart or dropped connection these must all hold.
+events), and each billing step with its invoice, credit and prorations (README, The billing run), so
+after any crash, restart or dropped connection these must all hold.
 """
 
 from __future__ import annotations
@@ -40,6 +41,36 @@ CHECKS = {
           AND (amount_captured IS NULL OR captured_at IS NULL OR net_amount_cents IS NULL)""",
     "idempotency claim still in progress": """
         SELECT scope, key, locked_until FROM idempotency_keys WHERE state = 'in_progress'""",
+    # Billing (README, The billing run): a period is invoiced once, each attempt is one charge named
+    # by (invoice, attempt), and the PAID invoice, its credit and its billed prorations are one write.
+    "period invoiced twice (double-billed)": """
+        SELECT subscription_id, period_start, count(*) AS invoices FROM invoices
+        WHERE billing_reason IN ('subscription_create', 'subscription_cycle', 'subscription_resume')
+        GROUP BY subscription_id, period_start HAVING count(*) > 1""",
+    "invoice charge whose invoice does not exist": """
+        SELECT c.id, c.invoice_id, c.invoice_attempt FROM charges c
+        WHERE c.invoice_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.id = c.invoice_id)""",
+    # An attempt without a payment method makes no charge, so attempts may outnumber charges; a charge
+    # whose attempt the invoice never recorded is money taken that the invoice does not know.
+    "charge the invoice does not know (half-billed)": """
+        SELECT c.id, c.status, c.invoice_id, c.invoice_attempt, i.attempt_count, i.status AS invoice_status
+        FROM charges c JOIN invoices i ON i.id = c.invoice_id
+        WHERE c.invoice_attempt > i.attempt_count""",
+    "paid invoice without its charge": """
+        SELECT i.id, i.total_cents, i.charge_id FROM invoices i
+        WHERE i.status = 'PAID' AND i.total_cents > 0
+          AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = i.charge_id AND c.invoice_id = i.id)""",
+    "paid invoice without its credit": """
+        SELECT i.id, i.total_cents FROM invoices i
+        WHERE i.status = 'PAID'
+          AND NOT EXISTS (SELECT 1 FROM invoice_credits ic WHERE ic.invoice_id = i.id)""",
+    "credit of an invoice that is not paid": """
+        SELECT ic.invoice_id, i.status FROM invoice_credits ic JOIN invoices i ON i.id = ic.invoice_id
+        WHERE i.status <> 'PAID'""",
+    "billed proration whose invoice is not paid": """
+        SELECT p.id, p.invoice_id, i.status FROM pending_prorations p
+        LEFT JOIN invoices i ON i.id = p.invoice_id
+        WHERE p.billed AND i.status IS DISTINCT FROM 'PAID'""",
 }
 
 

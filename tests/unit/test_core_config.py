@@ -27,7 +27,8 @@ BASE = {
     ],
 )
 def test_metrics_address(grpc_addr: str, metrics: str, expected: str | None) -> None:
-    settings = Settings.from_env({**BASE, "CORE_GRPC_ADDR": grpc_addr, "CORE_METRICS_ADDR": metrics})
+    env = {**BASE, "CORE_GRPC_ADDR": grpc_addr, "CORE_METRICS_ADDR": metrics, "CORE_AUTH_TOKEN": "t"}
+    settings = Settings.from_env(env)  # the token: a non-loopback bind needs one
     assert settings.metrics_addr == expected
 
 

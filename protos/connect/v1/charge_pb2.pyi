@@ -64,7 +64,7 @@ class PaypalDetails(_message.Message):
     def __init__(self, email: _Optional[str] = ...) -> None: ...
 
 class Refund(_message.Message):
-    __slots__ = ("id", "charge", "amount", "currency", "status", "reason", "created")
+    __slots__ = ("id", "charge", "amount", "currency", "status", "reason", "created", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     CHARGE_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +72,7 @@ class Refund(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     charge: str
     amount: int
@@ -79,10 +80,11 @@ class Refund(_message.Message):
     status: str
     reason: str
     created: int
-    def __init__(self, id: _Optional[str] = ..., charge: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created: _Optional[int] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., charge: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., created: _Optional[int] = ..., object_json: _Optional[str] = ...) -> None: ...
 
 class Dispute(_message.Message):
-    __slots__ = ("id", "charge", "amount", "currency", "status", "fee", "created")
+    __slots__ = ("id", "charge", "amount", "currency", "status", "fee", "created", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     CHARGE_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +92,7 @@ class Dispute(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     FEE_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     charge: str
     amount: int
@@ -97,10 +100,11 @@ class Dispute(_message.Message):
     status: str
     fee: int
     created: int
-    def __init__(self, id: _Optional[str] = ..., charge: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[str] = ..., fee: _Optional[int] = ..., created: _Optional[int] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., charge: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[str] = ..., fee: _Optional[int] = ..., created: _Optional[int] = ..., object_json: _Optional[str] = ...) -> None: ...
 
 class Charge(_message.Message):
-    __slots__ = ("id", "amount", "currency", "status", "description", "metadata", "checkout_url", "return_url", "cancel_url", "expires_at", "created", "livemode", "customer_email", "payment_method", "card", "paypal", "fee", "net", "amount_captured", "amount_refunded", "captured_at", "refunded_at", "disputed_at", "refunds", "transaction_id", "dispute", "failure_code")
+    __slots__ = ("id", "amount", "currency", "status", "description", "metadata", "checkout_url", "return_url", "cancel_url", "expires_at", "created", "livemode", "customer_email", "payment_method", "card", "paypal", "fee", "net", "amount_captured", "amount_refunded", "captured_at", "refunded_at", "disputed_at", "refunds", "transaction_id", "dispute", "failure_code", "object_json")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +139,7 @@ class Charge(_message.Message):
     TRANSACTION_ID_FIELD_NUMBER: _ClassVar[int]
     DISPUTE_FIELD_NUMBER: _ClassVar[int]
     FAILURE_CODE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     amount: int
     currency: str
@@ -162,4 +167,5 @@ class Charge(_message.Message):
     transaction_id: str
     dispute: Dispute
     failure_code: str
-    def __init__(self, id: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[_Union[ChargeStatus, str]] = ..., description: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., checkout_url: _Optional[str] = ..., return_url: _Optional[str] = ..., cancel_url: _Optional[str] = ..., expires_at: _Optional[int] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., customer_email: _Optional[str] = ..., payment_method: _Optional[_Union[PaymentMethodType, str]] = ..., card: _Optional[_Union[CardDetails, _Mapping]] = ..., paypal: _Optional[_Union[PaypalDetails, _Mapping]] = ..., fee: _Optional[int] = ..., net: _Optional[int] = ..., amount_captured: _Optional[int] = ..., amount_refunded: _Optional[int] = ..., captured_at: _Optional[int] = ..., refunded_at: _Optional[int] = ..., disputed_at: _Optional[int] = ..., refunds: _Optional[_Iterable[_Union[Refund, _Mapping]]] = ..., transaction_id: _Optional[str] = ..., dispute: _Optional[_Union[Dispute, _Mapping]] = ..., failure_code: _Optional[str] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., amount: _Optional[int] = ..., currency: _Optional[str] = ..., status: _Optional[_Union[ChargeStatus, str]] = ..., description: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., checkout_url: _Optional[str] = ..., return_url: _Optional[str] = ..., cancel_url: _Optional[str] = ..., expires_at: _Optional[int] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., customer_email: _Optional[str] = ..., payment_method: _Optional[_Union[PaymentMethodType, str]] = ..., card: _Optional[_Union[CardDetails, _Mapping]] = ..., paypal: _Optional[_Union[PaypalDetails, _Mapping]] = ..., fee: _Optional[int] = ..., net: _Optional[int] = ..., amount_captured: _Optional[int] = ..., amount_refunded: _Optional[int] = ..., captured_at: _Optional[int] = ..., refunded_at: _Optional[int] = ..., disputed_at: _Optional[int] = ..., refunds: _Optional[_Iterable[_Union[Refund, _Mapping]]] = ..., transaction_id: _Optional[str] = ..., dispute: _Optional[_Union[Dispute, _Mapping]] = ..., failure_code: _Optional[str] = ..., object_json: _Optional[str] = ...) -> None: ...

@@ -17,7 +17,7 @@ PAYOUT_SCHEDULE_WEEKLY: PayoutSchedule
 PAYOUT_SCHEDULE_MONTHLY: PayoutSchedule
 
 class Merchant(_message.Message):
-    __slots__ = ("id", "email", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "created")
+    __slots__ = ("id", "email", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "created", "payout_account_last4", "settlement_currency")
     ID_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,8 @@ class Merchant(_message.Message):
     SUPPORT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     PAYOUT_SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
+    PAYOUT_ACCOUNT_LAST4_FIELD_NUMBER: _ClassVar[int]
+    SETTLEMENT_CURRENCY_FIELD_NUMBER: _ClassVar[int]
     id: str
     email: str
     business_name: str
@@ -34,4 +36,6 @@ class Merchant(_message.Message):
     support_email: str
     payout_schedule: PayoutSchedule
     created: int
-    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[PayoutSchedule, str]] = ..., created: _Optional[int] = ...) -> None: ...
+    payout_account_last4: str
+    settlement_currency: str
+    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[PayoutSchedule, str]] = ..., created: _Optional[int] = ..., payout_account_last4: _Optional[str] = ..., settlement_currency: _Optional[str] = ...) -> None: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import dataclasses
@@ -10,40 +11,67 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 import redis.asyncio as aioredis
-from psycopg_pool import AsyncConnectionPool
 
-from core_server.application.clocks import SettableClock
 from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
-from core_server.storage.migrate import apply_migrations
-from core_server.storage.pool import open_pool
+from core_server.db.migrate import apply_migrations
+from core_server.db.pool import DbPool, open_pool
+from core_server.kernel.application.clocks import SettableClock
 from tests.support.services import create_test_database, drop_test_database
 
 pytestmark = pytest.mark.integration
 
 TABLES = (
-    "webhook_attempts, webhook_deliveries, webhook_endpoints, events, refunds, disputes, charges, api_keys, "
-    "merchants, idempotency_keys"
+    "webhook_deliveries, webhook_attempts, webhook_endpoints, events, refunds, disputes, charges, api_keys, "
+    "subscription_notices, invoice_credits, pending_prorations, invoices, subscription_items, subscriptions, "
+    "test_clocks, merchants, idempotency_keys"
 )
 
 
 @contextlib.asynccontextmanager
-async def migrated_pool(dsn: str) -> AsyncIterator[AsyncConnectionPool]:
+async def migrated_pool(dsn: str) -> AsyncIterator[DbPool]:
     """A pool on a migrated database, emptied afterwards so the next test starts clean."""
     pool = await open_pool(dsn, min_size=1, max_size=10)
     await apply_migrations(pool)
     try:
         yield pool
     finally:
-        async with pool.connection() as conn:
-            await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
+        await _empty(pool)
         await pool.close()
 
 
+async def _empty(pool: DbPool) -> None:
+    """TRUNCATE takes its locks table by table, so it can deadlock with a test's own second core still
+    winding down on this database; the deadlock victim is retried."""
+    for attempt in range(5):
+        try:
+            async with pool.connection() as conn:
+                await conn.execute(f"TRUNCATE {TABLES} CASCADE")  # fixed list, no input
+            return
+        except psycopg.errors.DeadlockDetected:
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+
+
+@pytest.fixture(scope="session")
+def database_url(base_services: dict[str, str]) -> Iterator[str]:
+    """The core tests' own database, not the session's: the e2e stack's core process stays up while these
+    tests run and sweeps its database on the real clock, so a charge made here at the settable clock's
+    time (days before today) would be expired or authorized by that process behind the test's back —
+    its activation moves the fence, and the test's own actor then meets StaleFence."""
+    dsn = create_test_database(base_services["DATABASE_URL"])
+    try:
+        yield dsn
+    finally:
+        drop_test_database(base_services["DATABASE_URL"], dsn)
+
+
 @pytest.fixture
-async def pg_pool(database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+async def pg_pool(database_url: str) -> AsyncIterator[DbPool]:
     async with migrated_pool(database_url) as pool:
         yield pool
 
@@ -74,6 +102,7 @@ def core_settings(database_url: str, redis_url: str) -> Settings:
             "CHECKOUT_BASE_URL": "http://checkout.test",
             "LEASE_TTL_MS": "2000",
             "LEASE_WAIT_SECONDS": "5",
+            "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",  # the receivers listen on 127.0.0.1
         }
     )
 
@@ -83,7 +112,7 @@ async def make_core(settings: Settings, clock: SettableClock) -> Core:
 
 
 @pytest.fixture
-async def core(core_settings: Settings, clock: SettableClock, pg_pool: AsyncConnectionPool) -> AsyncIterator[Core]:
+async def core(core_settings: Settings, clock: SettableClock, pg_pool: DbPool) -> AsyncIterator[Core]:
     built = await make_core(core_settings, clock)
     try:
         yield built
@@ -103,7 +132,7 @@ def isolated_database_url(services: dict[str, str]) -> Iterator[str]:
 
 
 @pytest.fixture
-async def isolated_pool(isolated_database_url: str) -> AsyncIterator[AsyncConnectionPool]:
+async def isolated_pool(isolated_database_url: str) -> AsyncIterator[DbPool]:
     async with migrated_pool(isolated_database_url) as pool:
         yield pool
 
@@ -123,7 +152,7 @@ def isolated_settings(core_settings: Settings, isolated_database_url: str) -> Se
 
 @pytest.fixture
 async def isolated_core(
-    isolated_settings: Settings, clock: SettableClock, isolated_pool: AsyncConnectionPool
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: DbPool
 ) -> AsyncIterator[Core]:
     built = await make_core(isolated_settings, clock)
     try:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import uuid
 
-from core_server.application.charge_commands import Owner
-from core_server.application.charges import NewCharge
 from core_server.bootstrap import Core
-from core_server.domain.card import CardInput
-from core_server.domain.charge import Charge
-from core_server.domain.environment import Environment
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.domain.environment import Environment
+from core_server.payments.application.charges import NewCharge
+from core_server.payments.domain.card import CardInput
+from core_server.payments.domain.charge import Charge
 
 
 def render_nothing(_: object) -> bytes:
@@ -22,8 +22,15 @@ async def new_owner(core: Core, environment: Environment = Environment.TEST) -> 
 
 
 async def new_charge(core: Core, owner: Owner, amount: int = 10_000) -> Charge:
-    new = NewCharge(amount=amount, currency="usd", return_url="https://shop.example/ok", description=None,
-                    metadata={}, cancel_url="https://shop.example/cancel", customer_email=None)
+    new = NewCharge(
+        amount=amount,
+        currency="usd",
+        return_url="https://shop.example/ok",
+        description=None,
+        metadata={},
+        cancel_url="https://shop.example/cancel",
+        customer_email=None,
+    )
     charge = await core.charges.create(owner, new, None, render_nothing)
     assert isinstance(charge, Charge)
     return charge

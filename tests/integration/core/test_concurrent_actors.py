@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core_server.application.clocks import SettableClock
 from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
-from core_server.domain.charge import ChargeStatus
-from core_server.domain.errors import StateConflict
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.domain.errors import StateConflict
+from core_server.payments.domain.charge import ChargeStatus
 from tests.integration.core.factories import authorized_charge, new_owner, render_nothing
 
 pytestmark = pytest.mark.integration

@@ -9,23 +9,31 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from typing import Any
 
 import pytest
 
-from core_server.application.charges import NewCharge
-from core_server.application.idempotency import Replay
-from core_server.application.ports import IdempotencyRequest
 from core_server.bootstrap import Core
-from core_server.domain.charge import Charge
-from core_server.domain.errors import DomainError, IdempotencyConflict
-from core_server.domain.ids import new_id
+from core_server.kernel.application.idempotency import Replay
+from core_server.kernel.application.ports import IdempotencyRequest
+from core_server.kernel.domain.errors import DomainError, IdempotencyConflict
+from core_server.kernel.domain.ids import new_id
+from core_server.payments.application.charges import NewCharge
+from core_server.payments.domain.charge import Charge
 from tests.integration.core.factories import new_owner
 from tests.integration.core.test_outbox_atomicity import listening, notifications
 
 pytestmark = pytest.mark.integration
 
-NEW = NewCharge(amount=2500, currency="usd", return_url="https://shop.example/ok", description="one",
-                metadata={"order": "7"}, cancel_url=None, customer_email=None)
+NEW = NewCharge(
+    amount=2500,
+    currency="usd",
+    return_url="https://shop.example/ok",
+    description="one",
+    metadata={"order": "7"},
+    cancel_url=None,
+    customer_email=None,
+)
 
 
 def render(charge: Charge) -> bytes:
@@ -36,9 +44,9 @@ def key(scope: str, fingerprint: str = "fp-a") -> IdempotencyRequest:
     return IdempotencyRequest(scope, new_id("k-", 12), fingerprint)
 
 
-async def rows(core: Core, query: str, *args: object) -> list[dict[str, object]]:
+async def rows(core: Core, query: str, *args: object) -> list[dict[str, Any]]:
     async with core.pool.connection() as conn:
-        return await (await conn.execute(query, args)).fetchall()  # type: ignore[arg-type, return-value]
+        return await (await conn.execute(query, args)).fetchall()
 
 
 async def test_a_keyed_create_stores_its_answer_and_a_retry_replays_it(core: Core) -> None:
@@ -112,7 +120,7 @@ async def test_a_create_queues_deliveries_for_subscribed_endpoints_and_wakes_dis
         "WHERE e.object_id = %s ORDER BY d.endpoint_id",
         charge.id,
     )
-    assert sorted(d["endpoint_id"] for d in deliveries) == sorted([everything.id, created.id])  # type: ignore[attr-defined]
+    assert sorted(d["endpoint_id"] for d in deliveries) == sorted([everything.id, created.id])
     for delivery in deliveries:
         delivery_id = str(delivery["id"])
         assert delivery_id.startswith("whd_") and len(delivery_id) == 28 and delivery_id[4:].isalnum()

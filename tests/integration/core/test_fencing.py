@@ -9,10 +9,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from core_server.bootstrap import Core
-from core_server.domain.charge import ChargeStatus
+from core_server.db.errors import StaleFence
+from core_server.kernel.application.ports import TurnWrite
 from core_server.locking.redis_lease import RedisLeaseFactory
-from core_server.storage.charge_repository import PgChargeRepository
-from core_server.storage.errors import StaleFence
+from core_server.payments.domain.charge import ChargeStatus
+from core_server.payments.storage.charge_repository import PgChargeRepository
 from tests.integration.core.factories import authorized_charge, new_owner
 
 pytestmark = pytest.mark.integration
@@ -23,7 +24,7 @@ async def test_stale_owner_write_is_refused_after_its_lease_expired(
 ) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
-    repo = PgChargeRepository(core.pool, "http://checkout.test")
+    repo = PgChargeRepository(core.pool)
     leases_a = RedisLeaseFactory(redis_client, namespace=redis_namespace, ttl_ms=150, owner="process-a")
     leases_b = RedisLeaseFactory(redis_client, namespace=redis_namespace, ttl_ms=5000, owner="process-b")
 
@@ -40,13 +41,13 @@ async def test_stale_owner_write_is_refused_after_its_lease_expired(
 
     newer = copy.deepcopy(state_b)
     newer.void(state_b.created)
-    await repo.save(newer, fence_b, None)
+    await repo.save(newer, fence_b, TurnWrite(core.views.events(newer)))
 
     # A wakes up and writes what it believes: a capture. The fence refuses it.
     stale = copy.deepcopy(state_a)
     stale.capture(None, state_a.created)
     with pytest.raises(StaleFence):
-        await repo.save(stale, fence_a, None)
+        await repo.save(stale, fence_a, TurnWrite(core.views.events(stale)))
     assert await lease_a.renew() is False
 
     stored = await repo.get(charge.id)
@@ -59,11 +60,11 @@ async def test_stale_owner_write_is_refused_after_its_lease_expired(
 async def test_a_stale_fence_stops_the_actor_and_the_next_ask_reloads(core: Core) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
-    repo = PgChargeRepository(core.pool, "http://checkout.test")
+    repo = PgChargeRepository(core.pool)
     # Another process activates the charge behind this core's back and voids it.
     other, fence = await repo.load_for_activation(charge.id)  # type: ignore[misc]
     other.void(other.created)
-    await repo.save(other, fence, None)
+    await repo.save(other, fence, TurnWrite(core.views.events(other)))
 
     from tests.integration.core.factories import render_nothing
 

@@ -7,13 +7,13 @@ from datetime import timedelta
 
 import pytest
 
-from core_server.application.clocks import SettableClock
-from core_server.application.idempotency import Replay
-from core_server.application.ports import ClaimOutcome, IdempotencyRequest
 from core_server.bootstrap import Core
-from core_server.domain.charge import Charge
-from core_server.domain.errors import IdempotencyConflict, StateConflict
-from core_server.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.idempotency import Replay
+from core_server.kernel.application.ports import ClaimOutcome, IdempotencyRequest
+from core_server.kernel.domain.errors import IdempotencyConflict, ParameterInvalid, StateConflict
+from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.payments.domain.charge import Charge
 from tests.integration.core.factories import authorized_charge, new_owner
 
 pytestmark = pytest.mark.integration
@@ -56,7 +56,7 @@ async def test_validation_errors_store_nothing(core: Core) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
     request = IdempotencyRequest("s", "bad-then-good", "fp")
-    with pytest.raises(Exception):
+    with pytest.raises(ParameterInvalid):
         await core.charges.capture(owner, charge.id, -5, request, render)
     assert isinstance(await core.charges.capture(owner, charge.id, None, request, render), Charge)
 

@@ -8,13 +8,15 @@ from contextlib import asynccontextmanager
 import psycopg
 import pytest
 
-from core_server.application.clocks import SettableClock
 from core_server.bootstrap import Core
-from core_server.domain.environment import Environment
-from core_server.domain.ids import new_refund_id
-from core_server.storage.charge_repository import PgChargeRepository
-from core_server.storage.errors import StaleFence
-from core_server.storage.outbox import DELIVERY_CHANNEL, OutboxEvent, write_events
+from core_server.db.errors import StaleFence
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.outbox import OutboxEvent
+from core_server.kernel.application.ports import TurnWrite
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.storage.outbox import DELIVERY_CHANNEL, append_events
+from core_server.payments.domain.ids import new_refund_id
+from core_server.payments.storage.charge_repository import PgChargeRepository
 from tests.integration.core.factories import captured_charge, new_owner
 
 pytestmark = pytest.mark.integration
@@ -53,18 +55,18 @@ async def test_a_charge_write_refused_by_a_stale_fence_emits_no_event_and_no_del
     before = await counts(core)
     assert before == (2, 2)  # charge.created and charge.completed, one delivery each
 
-    repo = PgChargeRepository(core.pool, "http://checkout.test")
+    repo = PgChargeRepository(core.pool)
     stale, stale_fence = await repo.load_for_activation(charge.id)  # type: ignore[misc]
     await repo.load_for_activation(charge.id)  # another owner takes over: the fence moves
     stale.refund(new_refund_id(), 1_000, None, clock.now())
-    assert [e.type.value for e in stale.pending_events] == ["charge.refunded"]
+    assert [e.type for e in stale.pending_events] == ["charge.refunded"]
     async with listening(isolated_database_url) as listener:
         with pytest.raises(StaleFence):
-            await repo.save(stale, stale_fence, None)
+            await repo.save(stale, stale_fence, TurnWrite(core.views.events(stale)))
         assert await notifications(listener, 0.3) == 0
     assert await counts(core) == before
     page = await core.events.list(owner, limit=10, type_filter="charge.refunded", starting_after=None)
-    assert list(page.events) == []
+    assert list(page.items) == []
 
 
 async def test_a_transaction_that_fails_after_writing_its_events_leaves_nothing_behind(
@@ -77,18 +79,20 @@ async def test_a_transaction_that_fails_after_writing_its_events_leaves_nothing_
 
     def event(suffix: str) -> OutboxEvent:
         event_id = f"evt_atomicity{suffix:0>15}"
-        return OutboxEvent(event_id, "charge.created", "ch_x", {"id": event_id, "type": "charge.created"}, now)
+        return OutboxEvent(
+            event_id, "charge.created", "ch_x", {"id": event_id, "type": "charge.created"}, now
+        )
 
     async with listening(isolated_database_url) as listener:
         with pytest.raises(RuntimeError):
             async with core.pool.connection() as conn, conn.transaction():
-                assert await write_events(conn, owner.merchant_id, Environment.TEST, [event("1")]) == 1
+                assert await append_events(conn, owner.merchant_id, Environment.TEST, [event("1")]) == 1
                 raise RuntimeError("the state change failed after its events were written")
         assert await notifications(listener, 0.3) == 0
         assert await counts(core) == (0, 0)
 
         # The same write committed: the event, its delivery and one wake-up.
         async with core.pool.connection() as conn, conn.transaction():
-            await write_events(conn, owner.merchant_id, Environment.TEST, [event("2")])
+            await append_events(conn, owner.merchant_id, Environment.TEST, [event("2")])
         assert await notifications(listener, 2.0) >= 1
     assert await counts(core) == (1, 1)

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from core_server.application.clocks import SettableClock
 from core_server.bootstrap import Core
-from core_server.domain.charge import ChargeStatus
+from core_server.kernel.application.clocks import SettableClock
+from core_server.payments.domain.charge import ChargeStatus
 from tests.integration.core.factories import authorized_charge, new_charge, new_owner
 
 pytestmark = pytest.mark.integration
@@ -20,17 +20,17 @@ async def test_sweep_expires_pending_and_voids_stale_authorizations(core: Core, 
     held = await authorized_charge(core, owner)
 
     clock.advance(timedelta(hours=23, minutes=59))
-    assert await core.expiration.run_once() == 0
+    assert await core.sweep("expiration").run_once() == 0
 
     clock.advance(timedelta(minutes=1))
-    assert await core.expiration.run_once() == 1
+    assert await core.sweep("expiration").run_once() == 1
     assert (await core.charges.get(owner, pending.id)).status is ChargeStatus.EXPIRED
     assert (await core.charges.get(owner, held.id)).status is ChargeStatus.AUTHORIZED
 
     clock.advance(timedelta(days=6))
-    assert await core.expiration.run_once() == 1
+    assert await core.sweep("expiration").run_once() == 1
     assert (await core.charges.get(owner, held.id)).status is ChargeStatus.VOIDED
-    assert await core.expiration.run_once() == 0
+    assert await core.sweep("expiration").run_once() == 0
 
 
 async def test_two_cores_sweeping_at_once_change_each_charge_once(
@@ -45,7 +45,9 @@ async def test_two_cores_sweeping_at_once_change_each_charge_once(
         clock.advance(timedelta(hours=25))
         import asyncio
 
-        changed = await asyncio.gather(core.expiration.run_once(), second.expiration.run_once())
+        changed = await asyncio.gather(
+            core.sweep("expiration").run_once(), second.sweep("expiration").run_once()
+        )
         assert sum(changed) == 5
         for charge_id in ids:
             assert (await core.charges.get(owner, charge_id)).status is ChargeStatus.EXPIRED
@@ -53,20 +55,24 @@ async def test_two_cores_sweeping_at_once_change_each_charge_once(
         await second.close()
 
 
-async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(core: Core, clock: SettableClock) -> None:
+async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(
+    core: Core, clock: SettableClock
+) -> None:
     owner = await new_owner(core)
     charge = await new_charge(core, owner)
-    result = await core.checkout.complete(charge.id, "paypal", None, "pending@sandbox.paypal.test", None,
-                                          lambda _: b"")
+    result = await core.checkout.complete(
+        charge.id, "paypal", None, "pending@sandbox.paypal.test", None, lambda _: b""
+    )
     assert result.success and result.status == "pending"  # type: ignore[union-attr]
     assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.PENDING
-    assert await core.authorizations.run_once() == 0
+    assert await core.sweep("async-authorizations").run_once() == 0
     clock.advance(timedelta(seconds=3))
-    assert await core.authorizations.run_once() == 1
+    assert await core.sweep("async-authorizations").run_once() == 1
     assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.AUTHORIZED
     async with core.pool.connection() as conn:
-        rows = await (await conn.execute(
-            "SELECT type FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))).fetchall()
+        rows = await (
+            await conn.execute("SELECT type FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))
+        ).fetchall()
     assert [r["type"] for r in rows] == ["charge.created", "charge.completed"]
 
 
@@ -77,8 +83,11 @@ async def test_dispute_writes_its_event_with_the_state(core: Core) -> None:
     charge = await captured_charge(core, owner)
     await core.charges.open_dispute(owner, charge.id, None, render_nothing)
     async with core.pool.connection() as conn:
-        rows = await (await conn.execute(
-            "SELECT type, payload FROM events WHERE object_id = %s ORDER BY seq", (charge.id,))).fetchall()
+        rows = await (
+            await conn.execute(
+                "SELECT type, payload FROM events WHERE object_id = %s ORDER BY seq", (charge.id,)
+            )
+        ).fetchall()
     assert [r["type"] for r in rows] == ["charge.created", "charge.completed", "charge.disputed"]
     disputed = rows[-1]["payload"]["data"]["object"]
     assert disputed["status"] == "disputed" and disputed["dispute"]["fee"] == 1500

@@ -9,14 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from core_server.application.charge_commands import Owner
-from core_server.application.clocks import SettableClock
 from core_server.bootstrap import Core
-from core_server.domain.card import CardInput
-from core_server.domain.environment import Environment
-from core_server.domain.webhook_delivery import DeliveryStatus, WebhookDelivery
-from core_server.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
-from core_server.storage.delivery_queue import PgDeliveryQueue
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.domain.environment import Environment
+from core_server.payments.domain.card import CardInput
+from core_server.webhooks.domain.webhook_delivery import DeliveryStatus, WebhookDelivery
+from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
+from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
 from tests.integration.core.factories import captured_charge, new_charge, new_owner, render_nothing
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
@@ -31,7 +31,7 @@ def receiver() -> Iterator[WebhookReceiver]:
 
 async def deliveries_of(core: Core, owner: Owner, endpoint: WebhookEndpoint) -> list[WebhookDelivery]:
     page = await core.webhooks.deliveries(owner, endpoint.id, limit=100, starting_after=None)
-    return list(page.deliveries)
+    return list(page.items)
 
 
 async def test_each_charge_event_arrives_once_per_subscribed_endpoint_signed(
@@ -60,8 +60,15 @@ async def test_each_charge_event_arrives_once_per_subscribed_endpoint_signed(
     now = int(clock.now().timestamp())
     got_all = receiver.received("/all")
     types = Counter(d.event["type"] for d in got_all)
-    assert types == Counter({"charge.created": 2, "charge.completed": 1, "charge.refunded": 1,
-                             "charge.disputed": 1, "charge.failed": 1})
+    assert types == Counter(
+        {
+            "charge.created": 2,
+            "charge.completed": 1,
+            "charge.refunded": 1,
+            "charge.disputed": 1,
+            "charge.failed": 1,
+        }
+    )
     assert len({d.event["id"] for d in got_all}) == 6  # each event once
     assert [d.event["type"] for d in receiver.received("/refunds")] == ["charge.refunded"]
     assert receiver.received("/off") == [] and receiver.received("/stranger") == []
@@ -99,8 +106,16 @@ async def test_retries_follow_the_schedule_and_five_failures_make_the_endpoint_f
 
     assert await core.dispatcher.drain() == 1
     expected_times = [start]
-    for n, delay in enumerate([timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30),
-                               timedelta(hours=2), timedelta(hours=24)], start=2):
+    for n, delay in enumerate(
+        [
+            timedelta(minutes=1),
+            timedelta(minutes=5),
+            timedelta(minutes=30),
+            timedelta(hours=2),
+            timedelta(hours=24),
+        ],
+        start=2,
+    ):
         (delivery,) = await deliveries_of(core, owner, endpoint)
         assert delivery.status is DeliveryStatus.PENDING
         assert delivery.next_attempt_at == clock.now() + delay
@@ -156,7 +171,7 @@ async def test_resend_queues_the_event_for_the_endpoints_subscribed_now(
     first = await core.webhooks.create(owner, receiver.url("/first"), ["charge.created"], None)
     await new_charge(core, owner)
     assert await core.dispatcher.drain() == 1
-    (event,) = (await core.events.list(owner, limit=10, type_filter=None, starting_after=None)).events
+    (event,) = (await core.events.list(owner, limit=10, type_filter=None, starting_after=None)).items
     later = await core.webhooks.create(owner, receiver.url("/later"), ["*"], None)
     await core.webhooks.create(owner, receiver.url("/other"), ["charge.refunded"], None)
 
@@ -182,8 +197,16 @@ async def test_a_worker_that_dies_mid_attempt_leaves_a_lease_that_lapses_and_not
     # A worker claims everything and dies before sending: its claim commits, no record follows.
     now = clock.now()
     lease = timedelta(seconds=core.settings.webhook_lease_seconds)
-    dead = await PgDeliveryQueue(core.pool).claim(now, now + lease, 10, per_endpoint=10, skip_endpoints=[],
-                                                  token="dead-worker")
+    dead = await PgDeliveryQueue(core.pool).claim(
+        now,
+        now + lease,
+        10,
+        per_endpoint=10,
+        skip_endpoints=[],
+        per_merchant=10,
+        merchant_room={},
+        token="dead-worker",
+    )
     assert len(dead) == 3
     assert await core.dispatcher.drain() == 0, "leased rows are nobody else's until the lease lapses"
     clock.advance(lease)

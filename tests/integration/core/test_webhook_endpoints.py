@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from core_server.application.charge_commands import Owner
-from core_server.bootstrap import Core, derive_key
-from core_server.domain.environment import Environment
-from core_server.domain.errors import NotFound, ParameterInvalid
-from core_server.domain.webhook_endpoint import WebhookEndpointStatus
-from core_server.security.secret_box import SecretBox
+from core_server.bootstrap import Core, sealers
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.errors import NotFound, ParameterInvalid
+from core_server.kernel.domain.sealed import Sealed
+from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from tests.integration.core.factories import new_charge, new_owner
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
@@ -44,12 +44,15 @@ async def test_the_secret_is_shown_once_and_stored_only_sealed(isolated_core: Co
     assert (await core.webhooks.get(owner, created.id)).secret is None
     assert all(e.secret is None for e in await core.webhooks.list(owner))
     async with core.pool.connection() as conn:
-        row = await (await conn.execute("SELECT * FROM webhook_endpoints WHERE id = %s", (created.id,))).fetchone()
+        row = await (
+            await conn.execute("SELECT * FROM webhook_endpoints WHERE id = %s", (created.id,))
+        ).fetchone()
     assert row is not None
     assert created.secret.encode() not in bytes(row["secret_sealed"])
     assert created.secret not in str(row)
-    box = SecretBox(derive_key(core.settings.data_encryption_key, "webhook-secret"))
-    assert box.open(bytes(row["secret_sealed"]), created.id) == created.secret
+    box = sealers(core.settings)["webhook-secret"]
+    assert row["secret_key_id"] == box.current_id
+    assert box.open(Sealed(row["secret_key_id"], bytes(row["secret_sealed"])), created.id) == created.secret
 
 
 async def test_at_most_ten_endpoints_per_merchant_across_environments(isolated_core: Core) -> None:
@@ -67,13 +70,16 @@ async def test_at_most_ten_endpoints_per_merchant_across_environments(isolated_c
     await core.webhooks.create(owner, "http://localhost/again", ["*"], None)
 
 
-async def test_patch_changes_only_what_it_names_and_enabling_restarts_the_failure_count(isolated_core: Core) -> None:
+async def test_patch_changes_only_what_it_names_and_enabling_restarts_the_failure_count(
+    isolated_core: Core,
+) -> None:
     core = isolated_core
     owner = await new_owner(core)
     endpoint = await core.webhooks.create(owner, "http://localhost/a", ["charge.created"], "note")
     async with core.pool.connection() as conn:
         await conn.execute(
-            "UPDATE webhook_endpoints SET status = 'failing', consecutive_failures = 7 WHERE id = %s", (endpoint.id,)
+            "UPDATE webhook_endpoints SET status = 'failing', consecutive_failures = 7 WHERE id = %s",
+            (endpoint.id,),
         )
     renamed = await core.webhooks.update(owner, endpoint.id, url="http://localhost/b", events=["*"])
     assert (renamed.url, renamed.events, renamed.description) == ("http://localhost/b", ("*",), "note")
@@ -81,8 +87,11 @@ async def test_patch_changes_only_what_it_names_and_enabling_restarts_the_failur
     cleared = await core.webhooks.update(owner, endpoint.id, description="", status="enabled")
     assert cleared.description is None and cleared.status is WebhookEndpointStatus.ENABLED
     async with core.pool.connection() as conn:
-        row = await (await conn.execute(
-            "SELECT consecutive_failures FROM webhook_endpoints WHERE id = %s", (endpoint.id,))).fetchone()
+        row = await (
+            await conn.execute(
+                "SELECT consecutive_failures FROM webhook_endpoints WHERE id = %s", (endpoint.id,)
+            )
+        ).fetchone()
     assert row is not None and row["consecutive_failures"] == 0
     with pytest.raises(ParameterInvalid) as info:
         await core.webhooks.update(owner, endpoint.id, status="failing")
@@ -92,7 +101,9 @@ async def test_patch_changes_only_what_it_names_and_enabling_restarts_the_failur
     assert info.value.param == "events"
 
 
-async def test_endpoints_are_invisible_to_other_merchants_and_the_other_environment(isolated_core: Core) -> None:
+async def test_endpoints_are_invisible_to_other_merchants_and_the_other_environment(
+    isolated_core: Core,
+) -> None:
     core = isolated_core
     owner = await new_owner(core)
     endpoint = await core.webhooks.create(owner, "http://localhost/a", ["*"], None)
@@ -113,8 +124,14 @@ async def test_live_hosts_must_resolve_to_public_addresses_only(
 ) -> None:
     core = isolated_core
     live = Owner((await new_owner(core)).merchant_id, Environment.LIVE)
-    resolver = FakeResolver({"shop.example": [PUBLIC], "evil.example": [PUBLIC, "10.0.0.8"],
-                             "meta.example": ["169.254.169.254"], "loop.example": ["127.0.0.1"]})
+    resolver = FakeResolver(
+        {
+            "shop.example": [PUBLIC],
+            "evil.example": [PUBLIC, "10.0.0.8"],
+            "meta.example": ["169.254.169.254"],
+            "loop.example": ["127.0.0.1"],
+        }
+    )
     monkeypatch.setattr(core.webhooks, "_resolver", resolver)
     await core.webhooks.create(live, "https://shop.example/hook", ["*"], None)
     for host in ("evil.example", "meta.example", "loop.example", "nowhere.example"):
@@ -134,11 +151,16 @@ async def test_each_delivery_resolves_again_and_connects_only_to_the_checked_add
     core = isolated_core
     owner = await new_owner(core)
     monkeypatch.setattr(core.webhooks, "_resolver", FakeResolver({"rebind.example": [PUBLIC]}))
-    rebinding = await core.webhooks.create(owner, f"http://rebind.example:{receiver.port}/rebind", ["*"], None)
+    rebinding = await core.webhooks.create(
+        owner, f"http://rebind.example:{receiver.port}/rebind", ["*"], None
+    )
     pinned = await core.webhooks.create(owner, f"http://receiver.test:{receiver.port}/pinned", ["*"], None)
     # At delivery time the attacker's DNS points at the metadata service; receiver.test is our receiver.
-    monkeypatch.setattr(core.dispatcher, "_resolver", FakeResolver(
-        {"rebind.example": ["169.254.169.254"], "receiver.test": ["127.0.0.1"]}))
+    monkeypatch.setattr(
+        core.dispatcher,
+        "_resolver",
+        FakeResolver({"rebind.example": ["169.254.169.254"], "receiver.test": ["127.0.0.1"]}),
+    )
     await new_charge(core, owner)
     assert await core.dispatcher.drain() == 2
 
@@ -146,6 +168,9 @@ async def test_each_delivery_resolves_again_and_connects_only_to_the_checked_add
     assert arrived.headers["host"] == f"receiver.test:{receiver.port}"
     assert receiver.received("/rebind") == []
     page = await core.webhooks.deliveries(owner, rebinding.id, limit=10, starting_after=None)
-    (attempt,) = page.deliveries[0].attempts
-    assert attempt.status_code is None and attempt.error == "endpoint host points to a reserved or link-local address"
+    (attempt,) = page.items[0].attempts
+    assert (
+        attempt.status_code is None
+        and attempt.error == "endpoint host points to a reserved or link-local address"
+    )
     assert pinned.id != rebinding.id

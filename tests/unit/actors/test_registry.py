@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from core_server.actors import ActorRegistry, ActorStopped, EntityActor, EntityBusy, EntityLease, TurnInterrupted
+from core_server.actors import (
+    ActorRegistry,
+    ActorStopped,
+    EntityActor,
+    EntityBusy,
+    EntityLease,
+    TurnInterrupted,
+)
 from tests.fakes import FakeLease
 
 

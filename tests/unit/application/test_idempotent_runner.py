@@ -8,47 +8,58 @@ from datetime import UTC, datetime
 import pytest
 
 from core_server.actors import TurnInterrupted
-from core_server.application.clocks import SettableClock
-from core_server.application.idempotency import Claim, IdempotentRunner
-from core_server.application.ports import (
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
+from core_server.kernel.application.ports import (
     ClaimOutcome,
     IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyRequest,
     StoredError,
 )
-from core_server.domain.errors import ParameterInvalid
+from core_server.kernel.domain.errors import ParameterInvalid
 
 REQUEST = IdempotencyRequest("acct_1:test", "refund-1", "fp")
+OTHER = IdempotencyRequest("acct_1:test", "refund-2", "fp")
 
 
 class MemoryStore:
-    """The store's states as a dict: key -> "in_progress" | "completed"."""
+    """The store's states as a dict: key -> "in_progress" | "completed", each claim with its owner token."""
 
     def __init__(self) -> None:
         self.state: dict[str, str] = {}
+        self.owners: dict[str, str] = {}
         self.log: list[str] = []
 
     async def claim(self, request: IdempotencyRequest, now: datetime) -> IdempotencyRecord:
         if request.key in self.state:
             return IdempotencyRecord(ClaimOutcome.IN_PROGRESS)
         self.state[request.key] = "in_progress"
-        return IdempotencyRecord(ClaimOutcome.CLAIMED)
+        self.owners[request.key] = f"owner-{len(self.log)}-{len(self.owners)}"
+        return IdempotencyRecord(ClaimOutcome.CLAIMED, owner=self.owners[request.key])
+
+    def take_over(self, request: IdempotencyRequest) -> None:
+        """Another run took the claim (its lease or its core's heartbeat lapsed)."""
+        self.owners[request.key] = "the-new-owner"
+
+    def _held(self, key: str, owner: str | None) -> bool:
+        return self.state.get(key) == "in_progress" and self.owners.get(key) == owner
 
     async def check(self, request: IdempotencyRequest, now: datetime) -> IdempotencyRecord:
         return IdempotencyRecord(ClaimOutcome.CLAIMED)
 
     async def complete(self, completion: IdempotencyCompletion) -> None:
         self.log.append("complete")
-        if self.state.get(completion.key) == "in_progress":
+        if self._held(completion.key, completion.owner):
             self.state[completion.key] = "completed"
 
-    async def store_error(self, request: IdempotencyRequest, error: StoredError) -> None:
-        self.state[request.key] = "completed"
+    async def store_error(self, request: IdempotencyRequest, error: StoredError, owner: str | None) -> None:
+        if self._held(request.key, owner):
+            self.state[request.key] = "completed"
 
-    async def release(self, request: IdempotencyRequest) -> None:
+    async def release(self, request: IdempotencyRequest, owner: str | None) -> None:
         self.log.append("release")
-        if self.state.get(request.key) == "in_progress":
+        if self._held(request.key, owner):
             del self.state[request.key]
 
 
@@ -78,7 +89,11 @@ async def test_a_caller_that_leaves_does_not_release_the_claim_under_a_running_w
         await store.complete(claim.completion("refund"))  # the answer, in the write's own statement
         return "refund"
 
-    caller = asyncio.create_task(runner.run(REQUEST, str.encode, write))
+    def render(answer: str) -> bytes:
+        return answer.encode()
+
+    call = runner.run(REQUEST, render, write)  # bound first: create_task's context would widen T
+    caller = asyncio.create_task(call)
     await committing.wait()
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -111,3 +126,28 @@ async def test_an_interrupted_turn_keeps_its_claim(runner: IdempotentRunner, sto
     with pytest.raises(TurnInterrupted):
         await runner.run(REQUEST, str.encode, interrupted)
     assert store.state == {"refund-1": "in_progress"} and "release" not in store.log
+
+
+async def test_a_run_whose_claim_was_taken_over_neither_releases_nor_completes_it(
+    runner: IdempotentRunner, store: MemoryStore
+) -> None:
+    """The run's claim lapsed (its core looked dead) and a retry took it: the old run's release and its
+    answer carry its own owner token, so the new owner's claim is left alone."""
+
+    async def invalid_after_takeover(claim: Claim[str] | None) -> str:
+        assert claim is not None and claim.owner is not None
+        store.take_over(REQUEST)
+        raise ParameterInvalid("amount must be positive", param="amount")
+
+    with pytest.raises(ParameterInvalid):
+        await runner.run(REQUEST, str.encode, invalid_after_takeover)
+    assert store.state == {"refund-1": "in_progress"} and store.owners["refund-1"] == "the-new-owner"
+
+    async def answers_after_takeover(claim: Claim[str] | None) -> str:
+        assert claim is not None
+        assert claim.completion("late").owner == claim.owner  # the turn's statement matches on it
+        store.take_over(OTHER)
+        return "late"
+
+    answer = await runner.run(OTHER, str.encode, answers_after_takeover)
+    assert answer == "late" and store.state["refund-2"] == "in_progress"

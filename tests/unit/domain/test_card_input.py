@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core_server.domain.card import CardInput, card_fingerprint, validate_card
-from core_server.domain.checkout import parse_attempt
-from core_server.domain.errors import InvalidRequest
+from core_server.kernel.domain.errors import InvalidRequest
+from core_server.payments.domain.card import CardInput, card_fingerprint, validate_card
+from core_server.payments.domain.checkout import parse_attempt
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 

@@ -4,28 +4,33 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core_server.domain.card import CardInput
-from core_server.domain.charge import Charge, ChargeDraft, ChargeStatus, checkout_message
-from core_server.domain.checkout import describe_payment, parse_attempt
-from core_server.domain.environment import Environment
-from core_server.domain.errors import ParameterInvalid, StateConflict
-from core_server.domain.events import ChargeEventType
-from core_server.domain.payment import PaymentMethodType, declined
-from core_server.domain.sandbox import simulate_card
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
+from core_server.payments.domain.card import CardInput
+from core_server.payments.domain.charge import Charge, ChargeDraft, ChargeStatus, checkout_message
+from core_server.payments.domain.checkout import describe_payment, parse_attempt
+from core_server.payments.domain.events import ChargeEventType
+from core_server.payments.domain.payment import CardDetails, PaymentMethodType, declined
+from core_server.payments.domain.sandbox import simulate_card
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, 123456, tzinfo=UTC)
 KEY = b"k" * 32
 
 
 def new_charge(amount: int = 10_000) -> Charge:
-    draft = ChargeDraft(amount=amount, currency="usd", return_url="https://shop.example/ok",
-                        cancel_url="https://shop.example/cancel")
+    draft = ChargeDraft(
+        amount=amount,
+        currency="usd",
+        return_url="https://shop.example/ok",
+        cancel_url="https://shop.example/cancel",
+    )
     return Charge.create("ch_" + "a" * 32, "acct_1", Environment.TEST, draft, NOW)
 
 
 def authorized(amount: int = 10_000) -> Charge:
     charge = new_charge(amount)
     attempt = parse_attempt("card", CardInput("4242424242424242", 12, 2099, "123"), None, NOW)
+    assert attempt.card is not None
     charge.complete(PaymentMethodType.CARD, describe_payment(attempt, KEY), simulate_card(attempt.card), NOW)
     return charge
 
@@ -41,14 +46,14 @@ def test_create_is_pending_with_24h_expiry_in_whole_seconds() -> None:
     assert charge.status is ChargeStatus.PENDING
     assert charge.created.microsecond == 0
     assert charge.expires_at - charge.created == timedelta(hours=24)
-    assert [e.type for e in charge.pending_events] == [ChargeEventType.CREATED]
+    assert [e.type for e in charge.pending_events] == [ChargeEventType.CREATED.value]
 
 
 def test_successful_payment_authorizes_and_emits_completed() -> None:
     charge = authorized()
     assert charge.status is ChargeStatus.AUTHORIZED
     assert charge.transaction_id and charge.transaction_id.startswith("sandbox_txn_")
-    assert charge.pending_events[-1].type is ChargeEventType.COMPLETED
+    assert charge.pending_events[-1].type == ChargeEventType.COMPLETED.value
 
 
 def test_declined_payment_fails_and_emits_failed() -> None:
@@ -57,19 +62,25 @@ def test_declined_payment_fails_and_emits_failed() -> None:
     charge.complete(PaymentMethodType.CARD, describe_payment(attempt, KEY), declined("generic_decline"), NOW)
     assert charge.status is ChargeStatus.FAILED
     assert charge.failure_code == "generic_decline"
-    assert charge.pending_events[-1].type is ChargeEventType.FAILED
+    assert charge.pending_events[-1].type == ChargeEventType.FAILED.value
 
 
 def test_stored_card_details_hold_no_number_or_cvc() -> None:
     attempt = parse_attempt("card", CardInput("4242424242424242", 12, 2099, "123"), None, NOW)
     details = describe_payment(attempt, KEY)
+    assert isinstance(details, CardDetails)
     assert "4242424242424242" not in repr(details)
     assert details.last4 == "4242" and details.brand == "visa"
 
 
 def test_full_capture_sets_fee_net_and_captured_at() -> None:
     charge = captured(10_000)
-    assert (charge.status, charge.amount_captured, charge.fee, charge.net) == (ChargeStatus.CAPTURED, 10_000, 320, 9_680)
+    assert (charge.status, charge.amount_captured, charge.fee, charge.net) == (
+        ChargeStatus.CAPTURED,
+        10_000,
+        320,
+        9_680,
+    )
     assert charge.captured_at == NOW
 
 
@@ -116,7 +127,7 @@ def test_refunds_partial_then_full() -> None:
     assert second.amount == 700 and second.reason is None
     assert charge.status is ChargeStatus.REFUNDED and charge.refunded_at == NOW
     assert [r.id for r in charge.refunds] == ["re_1", "re_2"]
-    assert sum(e.type is ChargeEventType.REFUNDED for e in charge.pending_events) == 2
+    assert sum(e.type == ChargeEventType.REFUNDED.value for e in charge.pending_events) == 2
 
 
 def test_refund_of_refunded_is_already_refunded_whatever_the_amount() -> None:
@@ -178,7 +189,7 @@ def test_dispute_won_restores_status_and_returns_fee() -> None:
     charge.refund("re_1", 200, None, NOW)
     dispute = charge.open_dispute("dp_1", NOW)
     assert charge.status is ChargeStatus.DISPUTED and dispute.amount == 800 and dispute.fee == 1500
-    closed = charge.close_dispute("won")
+    closed = charge.close_dispute("won", NOW)
     assert charge.status is ChargeStatus.PARTIALLY_REFUNDED and closed.fee_charged == 0
 
 
@@ -186,17 +197,19 @@ def test_a_charge_is_disputed_once_even_after_winning() -> None:
     """The disputes table holds one dispute per charge: a second one was a 500 (found by make fuzz)."""
     charge = captured()
     charge.open_dispute("dp_1", NOW)
-    charge.close_dispute("won")
+    charge.close_dispute("won", NOW)
     with pytest.raises(StateConflict) as info:
         charge.open_dispute("dp_2", NOW)
     assert info.value.code == "invalid_state"
-    assert charge.status is ChargeStatus.CAPTURED and charge.dispute is not None and charge.dispute.id == "dp_1"
+    assert (
+        charge.status is ChargeStatus.CAPTURED and charge.dispute is not None and charge.dispute.id == "dp_1"
+    )
 
 
 def test_dispute_lost_stays_disputed() -> None:
     charge = captured()
     charge.open_dispute("dp_1", NOW)
-    assert charge.close_dispute("lost").fee_charged == 1500
+    assert charge.close_dispute("lost", NOW).fee_charged == 1500
     assert charge.status is ChargeStatus.DISPUTED
 
 
@@ -227,9 +240,14 @@ def test_pending_past_expiry_reads_as_expired_on_the_page() -> None:
 def test_async_paypal_authorization_completes_when_due() -> None:
     charge = new_charge()
     attempt = parse_attempt("paypal", None, "pending@sandbox.paypal.test", NOW)
-    from core_server.domain.sandbox import simulate_paypal
+    from core_server.payments.domain.sandbox import simulate_paypal
 
-    charge.complete(PaymentMethodType.PAYPAL, describe_payment(attempt, KEY), simulate_paypal("pending@sandbox.paypal.test"), NOW)
+    charge.complete(
+        PaymentMethodType.PAYPAL,
+        describe_payment(attempt, KEY),
+        simulate_paypal("pending@sandbox.paypal.test"),
+        NOW,
+    )
     assert charge.status is ChargeStatus.PENDING and charge.awaiting_authorization
     assert checkout_message(charge, NOW) == "This payment has already been processed"
     with pytest.raises(StateConflict):
@@ -237,14 +255,19 @@ def test_async_paypal_authorization_completes_when_due() -> None:
     assert not charge.expire_if_due(NOW + timedelta(seconds=2))
     assert charge.expire_if_due(NOW + timedelta(seconds=3))
     assert charge.status is ChargeStatus.AUTHORIZED and not charge.awaiting_authorization
-    assert charge.pending_events[-1].type is ChargeEventType.COMPLETED
+    assert charge.pending_events[-1].type == ChargeEventType.COMPLETED.value
 
 
 def test_async_authorization_is_not_expired_by_the_checkout_timer() -> None:
     charge = new_charge()
     attempt = parse_attempt("paypal", None, "pending@sandbox.paypal.test", NOW)
-    from core_server.domain.sandbox import simulate_paypal
+    from core_server.payments.domain.sandbox import simulate_paypal
 
-    charge.complete(PaymentMethodType.PAYPAL, describe_payment(attempt, KEY), simulate_paypal("pending@sandbox.paypal.test"), NOW)
+    charge.complete(
+        PaymentMethodType.PAYPAL,
+        describe_payment(attempt, KEY),
+        simulate_paypal("pending@sandbox.paypal.test"),
+        NOW,
+    )
     assert charge.expire_if_due(charge.expires_at + timedelta(hours=1))
     assert charge.status is ChargeStatus.AUTHORIZED

@@ -2,7 +2,8 @@
 
 import re
 
-from core_server.domain.ids import MAX_ID_ATTEMPTS, id_candidates, is_charge_id, new_charge_id, new_event_id
+from core_server.kernel.domain.ids import MAX_ID_ATTEMPTS, id_candidates, new_event_id
+from core_server.payments.domain.ids import is_charge_id, new_charge_id
 
 
 def test_charge_ids_are_ch_plus_32_alphanumerics() -> None:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from core_server.domain.errors import InvalidRequest
-from core_server.domain.money import check_charge_amount, format_amount, normalize_currency
+from core_server.kernel.domain.errors import InvalidRequest
+from core_server.kernel.domain.money import check_charge_amount, format_amount, normalize_currency
 
 
 @pytest.mark.parametrize(
@@ -37,8 +37,15 @@ def test_unknown_currency_is_currency_unsupported() -> None:
     assert info.value.param == "currency"
 
 
-@pytest.mark.parametrize(("amount", "code"), [(49, "amount_too_small"), (0, "amount_too_small"),
-                                              (-5, "amount_too_small"), (100_000_000, "amount_too_large")])
+@pytest.mark.parametrize(
+    ("amount", "code"),
+    [
+        (49, "amount_too_small"),
+        (0, "amount_too_small"),
+        (-5, "amount_too_small"),
+        (100_000_000, "amount_too_large"),
+    ],
+)
 def test_amount_limits(amount: int, code: str) -> None:
     with pytest.raises(InvalidRequest) as info:
         check_charge_amount(amount)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from core_server.domain.card import CardInput
-from core_server.domain.sandbox import simulate_card, simulate_paypal
+from core_server.payments.domain.card import CardInput
+from core_server.payments.domain.sandbox import simulate_card, simulate_paypal
 
 
 def card(number: str) -> CardInput:

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core_server.domain.webhook_endpoint import WebhookEndpointStatus as Status
-from core_server.domain.webhook_schedule import (
+from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus as Status
+from core_server.webhooks.domain.webhook_schedule import (
     FAILING_THRESHOLD,
     MAX_ATTEMPTS,
     EndpointHealth,
@@ -42,8 +42,20 @@ def test_attempt_counts_start_at_one() -> None:
         next_attempt_after_failure(0, NOW)
 
 
-@pytest.mark.parametrize(("code", "ok"), [(200, True), (204, True), (299, True), (None, False), (199, False),
-                                          (301, False), (302, False), (400, False), (500, False)])
+@pytest.mark.parametrize(
+    ("code", "ok"),
+    [
+        (200, True),
+        (204, True),
+        (299, True),
+        (None, False),
+        (199, False),
+        (301, False),
+        (302, False),
+        (400, False),
+        (500, False),
+    ],
+)
 def test_only_2xx_succeeds_and_redirects_fail(code: int | None, ok: bool) -> None:
     assert is_success(code) is ok
 

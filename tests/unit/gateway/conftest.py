@@ -10,7 +10,7 @@ from sanic import Sanic
 
 from http_gateway.app import create_app
 from http_gateway.config import Settings
-from http_gateway.grpc_clients import CoreClients
+from http_gateway.core_client.grpc_clients import CoreClients
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, FakeRedis, authenticates, fake_core, serve
 
 

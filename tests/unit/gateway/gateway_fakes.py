@@ -17,7 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2
 from sanic import Sanic
 
-from http_gateway.grpc_clients import CoreClients
+from http_gateway.core_client.grpc_clients import CoreClients
 
 SIGNING_KEY = "unit-test-signing-key-of-sufficient-length"
 

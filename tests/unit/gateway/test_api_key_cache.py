@@ -8,11 +8,12 @@ import time
 import grpc
 import jwt
 import pytest
-from connect.v1 import api_key_pb2, charge_pb2, charge_service_pb2, common_pb2
+from connect.v1 import api_key_pb2, charge_service_pb2, common_pb2
 from connect.v1 import api_key_service_pb2 as keys_svc
 
-from http_gateway.api_key_cache import ApiKeyCache
-from http_gateway.auth import ApiCaller
+from http_gateway.pipeline.api_key_cache import ApiKeyCache
+from http_gateway.pipeline.auth import ApiCaller
+from tests.unit.gateway.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, rpc_error
 
 SECRET = "sk_test_" + "c" * 32
@@ -74,7 +75,7 @@ def _dashboard() -> dict[str, str]:
 
 
 async def test_one_core_lookup_serves_many_requests_until_the_key_is_revoked_here(client, core):
-    core.charges.GetCharge.by_default(charge_service_pb2.GetChargeResponse(charge=charge_pb2.Charge(id="ch_1")))
+    core.charges.GetCharge.by_default(charge_service_pb2.GetChargeResponse(charge=charge_with_id("ch_1")))
     auth = {"Authorization": f"Bearer {SECRET}"}
     for _ in range(3):
         assert (await client.get("/v1/charges/ch_1", headers=auth)).status_code == 200
@@ -88,8 +89,12 @@ async def test_one_core_lookup_serves_many_requests_until_the_key_is_revoked_her
 
 async def test_refused_keys_are_never_cached(client, core):
     core.api_keys.AuthenticateApiKey.raises(
-        rpc_error(grpc.StatusCode.UNAUTHENTICATED, "Invalid API key provided.", reason="api_key_invalid",
-                  type="authentication_error")
+        rpc_error(
+            grpc.StatusCode.UNAUTHENTICATED,
+            "Invalid API key provided.",
+            reason="api_key_invalid",
+            type="authentication_error",
+        )
     )
     auth = {"Authorization": f"Bearer {SECRET}"}
     for _ in range(2):
@@ -129,7 +134,9 @@ async def test_a_failed_lookup_reaches_every_waiter_and_is_not_cached() -> None:
         await asyncio.sleep(0)
         raise PermissionError("api_key_revoked")
 
-    results = await asyncio.gather(*(cache.resolve(SECRET, revoked) for _ in range(5)), return_exceptions=True)
+    results = await asyncio.gather(
+        *(cache.resolve(SECRET, revoked) for _ in range(5)), return_exceptions=True
+    )
     assert calls == 1 and all(isinstance(r, PermissionError) for r in results)
     with pytest.raises(PermissionError):
         await cache.resolve(SECRET, revoked)

@@ -6,12 +6,15 @@ import base64
 import json
 import time
 from types import SimpleNamespace
+from typing import Any
 
 import jwt
 import pytest
+from connect import errors
 from connect.v1 import api_key_pb2, common_pb2
 
-from http_gateway.auth import (
+from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.auth import (
     ApiCaller,
     api_key_request,
     bearer_token,
@@ -19,7 +22,6 @@ from http_gateway.auth import (
     require_test_key,
     verify_dashboard_token,
 )
-from http_gateway.errors import ApiError
 
 KEY = "dashboard-signing-key-for-tests-0123456789"
 
@@ -99,7 +101,7 @@ def test_key_lookup_sends_the_whole_key():
     assert api_key_request("sk_live_abc").key == "sk_live_abc"
 
 
-def _request(authorization: str | None) -> SimpleNamespace:
+def _request(authorization: str | None) -> Any:  # a Request stand-in
     headers = {} if authorization is None else {"authorization": authorization}
     return SimpleNamespace(headers=headers)
 
@@ -114,13 +116,18 @@ def _request(authorization: str | None) -> SimpleNamespace:
     ],
 )
 def test_missing_or_malformed_authorization(header, code):
-    codes = {"missing_code": "api_key_missing", "invalid_code": "api_key_invalid"}
+    codes = {"missing": errors.API_KEY_MISSING, "invalid": errors.API_KEY_INVALID}
     err = _error(bearer_token, _request(header), **codes)
     assert (err.http_status, err.type, err.code) == (401, "authentication_error", code)
 
 
 def test_bearer_scheme_is_case_insensitive():
-    assert bearer_token(_request("bearer sk_test_x"), missing_code="m", invalid_code="i") == "sk_test_x"
+    assert (
+        bearer_token(
+            _request("bearer sk_test_x"), missing=errors.API_KEY_MISSING, invalid=errors.API_KEY_INVALID
+        )
+        == "sk_test_x"
+    )
 
 
 def test_error_messages_never_echo_the_credential():

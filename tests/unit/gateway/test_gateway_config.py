@@ -5,14 +5,18 @@ from __future__ import annotations
 import pytest
 
 from http_gateway.config import ConfigError, Settings, core_target
-from http_gateway.errors import ApiError
-from http_gateway.versions import LATEST_VERSION, SUPPORTED_VERSIONS, resolve_version
+from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.versions import LATEST_VERSION, SUPPORTED_VERSIONS, resolve_version
 
 
 def test_defaults():
     s = Settings.from_env({"JWT_SIGNING_KEY": "k"})
     assert (s.http_host, s.http_port, s.core_grpc_addr, s.redis_url, s.redis_namespace) == (
-        "127.0.0.1", 8000, "127.0.0.1:50051", "redis://127.0.0.1:6379/0", "pc",
+        "127.0.0.1",
+        8000,
+        "127.0.0.1:50051",
+        "redis://127.0.0.1:6379/0",
+        "pc",
     )
     assert (s.rate_limit_live, s.rate_limit_test, s.core_timeout) == (100, 25, 10.0)
     assert s.public_base_url == s.checkout_base_url == "http://127.0.0.1:8000"
@@ -31,11 +35,17 @@ def test_values_from_env():
             "HTTP_PORT": "9000",
             "RATE_LIMIT_TEST": "3",
             "CORE_TIMEOUT_SECONDS": "2.5",
-            "PUBLIC_BASE_URL": "https://api.example/", "CORE_AUTH_TOKEN": "t", "REDIS_NAMESPACE": "x",
+            "PUBLIC_BASE_URL": "https://api.example/",
+            "CORE_AUTH_TOKEN": "t",
+            "REDIS_NAMESPACE": "x",
         }
     )
     assert (s.http_port, s.rate_limit_test, s.core_timeout, s.public_base_url, s.core_auth_token) == (
-        9000, 3, 2.5, "https://api.example", "t",
+        9000,
+        3,
+        2.5,
+        "https://api.example",
+        "t",
     )
 
 

@@ -6,13 +6,14 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from connect.v1 import charge_pb2, charge_service_pb2, charge_service_pb2_grpc
+from connect.v1 import charge_service_pb2, charge_service_pb2_grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from http_gateway.config import Settings
-from http_gateway.errors import ApiError
-from http_gateway.grpc_clients import call_core
+from http_gateway.core_client.grpc_clients import call_core
+from http_gateway.edge.errors import ApiError
+from tests.unit.gateway.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import FakeMethod, rpc_error
 
 
@@ -25,7 +26,7 @@ class ScriptedCharges(charge_service_pb2_grpc.ChargeServiceServicer):
 
     async def GetCharge(self, request, context):  # noqa: N802 - gRPC method name
         self.metadata_seen.append({k: v for k, v in context.invocation_metadata()})
-        charge = charge_pb2.Charge(id=request.charge_id)
+        charge = charge_with_id(request.charge_id)
         if request.charge_id == "ch_replayed":
             context.set_trailing_metadata((("idempotent-replayed", "true"),))
         elif request.charge_id == "ch_missing":
@@ -100,7 +101,11 @@ async def test_rich_status_from_a_real_server_maps_to_the_envelope(served):
         await _get(stub, "ch_missing")
     err = caught.value
     assert (err.http_status, err.type, err.code, err.param, err.message) == (
-        404, "resource_not_found", "resource_missing", "id", "No such charge",
+        404,
+        "resource_not_found",
+        "resource_missing",
+        "id",
+        "No such charge",
     )
 
 
@@ -139,7 +144,8 @@ async def test_unavailable_read_is_retried_once():
 async def test_every_call_carries_the_deadline():
     method = FakeMethod("GetCharge").returns(charge_service_pb2.GetChargeResponse())
     await call_core(SETTINGS, method, charge_service_pb2.GetChargeRequest(), request_id="r", is_read=True)
-    assert 0 < method.calls[0].timeout <= SETTINGS.core_timeout
+    timeout = method.calls[0].timeout
+    assert timeout is not None and 0 < timeout <= SETTINGS.core_timeout
 
 
 async def test_core_down_is_503_not_a_hang():

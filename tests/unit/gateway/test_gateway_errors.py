@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from http_gateway.errors import (
+from http_gateway.edge.errors import (
     FALLBACK,
     SPEC_TYPE_TO_HTTP,
     ApiError,

@@ -6,16 +6,17 @@ import time
 
 import grpc
 import jwt
-from connect.v1 import api_key_pb2, charge_pb2, charge_service_pb2, common_pb2
+from connect.v1 import api_key_pb2, charge_service_pb2, common_pb2
 
-from http_gateway.rate_limit import RateLimiter
+from http_gateway.pipeline.rate_limit import RateLimiter
+from tests.unit.gateway.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, authenticates, rpc_error
 
 SECRET = {"Authorization": "Bearer sk_test_" + "a" * 32}
 
 
 def _ok_get(core) -> None:
-    response = charge_service_pb2.GetChargeResponse(charge=charge_pb2.Charge(id="ch_1"))
+    response = charge_service_pb2.GetChargeResponse(charge=charge_with_id("ch_1"))
     core.charges.GetCharge.by_default(response)
 
 
@@ -104,10 +105,14 @@ async def test_bad_credentials_count_against_the_client_address(client, redis):
     assert [k.rsplit(":", 1)[0] for k in redis.counts] == ["pc:rl:ip:203.0.113.9"]
 
 
-async def test_redis_down_is_503_api_error(client, core, redis):
+async def test_redis_down_still_answers_with_rate_limit_headers_counted_locally(client, core, redis):
+    _ok_get(core)
     redis.down = True
     r = await client.get("/v1/charges/ch_1", headers=SECRET)
-    assert (r.status_code, r.json()["error"]["type"]) == (503, "api_error")
+    assert r.status_code == 200
+    assert r.headers["X-RateLimit-Limit"] == "25"
+    assert int(r.headers["X-RateLimit-Remaining"]) < 25
+    assert redis.counts == {}
 
 
 async def test_service_version_is_echoed_and_validated(client, core):

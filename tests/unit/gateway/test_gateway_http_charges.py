@@ -6,7 +6,17 @@ import grpc
 from connect.v1 import charge_pb2, common_pb2
 from connect.v1 import charge_service_pb2 as svc
 
-from http_gateway.idempotency import fingerprint
+from http_gateway.pipeline.idempotency import fingerprint
+from tests.unit.gateway.core_shapes import (
+    NOW,
+    NOW_UNIX,
+    authorized,
+    captured,
+    charge_pb,
+    charge_with_id,
+    dispute_pb,
+    refund_pb,
+)
 from tests.unit.gateway.gateway_fakes import rpc_error
 
 SECRET = {"Authorization": "Bearer sk_test_" + "a" * 32}
@@ -14,14 +24,10 @@ RETURN_URL = "https://shop.example/ok"
 BODY = {"amount": 5000, "currency": "usd", "returnUrl": RETURN_URL, "metadata": {"order": "42"}}
 
 
-def _charge(**fields) -> charge_pb2.Charge:
-    base = {"id": "ch_1", "amount": 5000, "currency": "usd", "return_url": RETURN_URL}
-    base["status"] = charge_pb2.CHARGE_STATUS_PENDING
-    return charge_pb2.Charge(**{**base, **fields})
-
-
 def _created(core, *, replayed: bool = False) -> None:
-    core.charges.CreateCharge.returns(svc.CreateChargeResponse(charge=_charge()), replayed=replayed)
+    core.charges.CreateCharge.returns(
+        svc.CreateChargeResponse(charge=charge_with_id("ch_1")), replayed=replayed
+    )
 
 
 def _error(r) -> tuple[int, str | None, str | None]:
@@ -143,7 +149,7 @@ async def test_get_unknown_charge_is_404_envelope(client, core):
 
 
 async def test_list_translates_filters_and_answers_a_list(client, core):
-    charges = [_charge(id="ch_2"), _charge(id="ch_1")]
+    charges = [charge_with_id("ch_2"), charge_with_id("ch_1")]
     page = svc.ListChargesResponse(charges=charges, has_more=True, total_count=7)
     core.charges.ListCharges.returns(page)
     query = "status=captured&limit=2&created_after=10&created_before=20&starting_after=ch_3"
@@ -185,10 +191,9 @@ async def test_list_query_errors_name_the_parameter(client, core):
 
 
 async def test_capture_without_amount_captures_everything(client, core):
-    captured = _charge(
-        status=charge_pb2.CHARGE_STATUS_CAPTURED, amount_captured=5000, fee=175, net=4825, captured_at=9
+    core.charges.CaptureCharge.returns(
+        svc.CaptureChargeResponse(charge=charge_pb(captured("ch_1", amount=5000)))
     )
-    core.charges.CaptureCharge.returns(svc.CaptureChargeResponse(charge=captured))
     r = await client.post("/v1/charges/ch_1/capture", headers=SECRET)
     assert r.status_code == 200
     assert r.json()["amount"] == 5000 and r.json()["fee"] == 175
@@ -196,17 +201,18 @@ async def test_capture_without_amount_captures_everything(client, core):
 
 
 async def test_partial_capture_sends_the_amount(client, core):
-    core.charges.CaptureCharge.returns(svc.CaptureChargeResponse(charge=_charge()))
+    core.charges.CaptureCharge.returns(svc.CaptureChargeResponse(charge=charge_with_id("ch_1")))
     await client.post("/v1/charges/ch_1/capture", json={"amount": 0}, headers=SECRET)
     sent = core.charges.CaptureCharge.last
     assert sent.HasField("amount") and sent.amount == 0  # the core answers 0 with parameter_invalid
 
 
 async def test_refund_answers_201_with_the_refund(client, core):
-    refund = charge_pb2.Refund(
-        id="re_1", charge="ch_1", amount=100, currency="usd", status="succeeded", created=5
+    charge = captured("ch_1")
+    refund = charge.refund("re_1", 100, "duplicate", NOW)
+    core.charges.RefundCharge.returns(
+        svc.RefundChargeResponse(refund=refund_pb(refund), charge=charge_pb(charge))
     )
-    core.charges.RefundCharge.returns(svc.RefundChargeResponse(refund=refund, charge=_charge()))
     body = {"amount": 100, "reason": "duplicate"}
     r = await client.post("/v1/charges/ch_1/refunds", json=body, headers=SECRET)
     assert r.status_code == 201
@@ -217,28 +223,28 @@ async def test_refund_answers_201_with_the_refund(client, core):
         "amount": 100,
         "currency": "usd",
         "status": "succeeded",
-        "reason": None,
-        "created": 5,
+        "reason": "duplicate",
+        "created": NOW_UNIX,
     }
     assert core.charges.RefundCharge.last.reason == "duplicate"
 
 
 async def test_void_answers_the_charge(client, core):
-    voided = _charge(status=charge_pb2.CHARGE_STATUS_VOIDED)
-    core.charges.VoidCharge.returns(svc.VoidChargeResponse(charge=voided))
+    voided = authorized("ch_1")
+    voided.void(NOW)
+    core.charges.VoidCharge.returns(svc.VoidChargeResponse(charge=charge_pb(voided)))
     r = await client.post("/v1/charges/ch_1/void", headers=SECRET)
     assert (r.status_code, r.json()["status"]) == (200, "voided")
 
 
 async def test_dispute_helpers(client, core):
-    dispute = charge_pb2.Dispute(
-        id="dp_1", charge="ch_1", amount=5000, currency="usd", status="needs_response", fee=1500, created=3
-    )
-    core.charges.DisputeCharge.returns(svc.DisputeChargeResponse(dispute=dispute))
+    charge = captured("ch_1", amount=5000)
+    dispute = charge.open_dispute("dp_1", NOW)
+    core.charges.DisputeCharge.returns(svc.DisputeChargeResponse(dispute=dispute_pb(dispute)))
     r = await client.post("/api/v1/connect/test_helpers/charges/ch_1/dispute", headers=SECRET)
     assert (r.status_code, r.json()["object"], r.json()["fee"]) == (201, "dispute", 1500)
-    won = charge_pb2.Dispute(id="dp_1", charge="ch_1", status="won")
-    core.charges.CloseDispute.returns(svc.CloseDisputeResponse(dispute=won))
+    won = charge.close_dispute("won", NOW)
+    core.charges.CloseDispute.returns(svc.CloseDisputeResponse(dispute=dispute_pb(won)))
     r = await client.post("/v1/test_helpers/disputes/dp_1/close", json={"outcome": "won"}, headers=SECRET)
     assert (r.status_code, r.json()["status"]) == (200, "won")
     assert core.charges.CloseDispute.last.outcome == "won"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from http_gateway.errors import ApiError
-from http_gateway.idempotency import canonical_path, fingerprint, idempotency_for
+from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.idempotency import canonical_path, fingerprint, idempotency_for
 
 
 @pytest.mark.parametrize(
@@ -27,15 +28,24 @@ def test_other_paths_keep_their_shape():
 
 
 def test_fingerprint_is_sha256_of_path_newline_body():
-    expected = hashlib.sha256(b"/charges\n{\"amount\":5000}").hexdigest()
+    expected = hashlib.sha256(b'/charges\n{"amount":5000}').hexdigest()
     assert fingerprint("/api/v1/connect/charges", b'{"amount":5000}') == expected
     assert fingerprint("/v1/charges", b'{"amount":5000}') == expected
     assert fingerprint("/v1/charges", b'{"amount":5001}') != expected
 
 
-def _request(key: str | None, path: str = "/v1/charges", body: bytes = b"{}") -> SimpleNamespace:
+def test_the_query_string_is_part_of_the_request() -> None:
+    """A reused key on `?at_period_end=true` then `=false` is another request; parameter order is not."""
+    path = "/v1/subscriptions/sub_x/cancel"
+    assert fingerprint(path, b"", "") == fingerprint(path, b"")
+    assert fingerprint(path, b"", "at_period_end=true") != fingerprint(path, b"", "at_period_end=false")
+    assert fingerprint(path, b"", "a=1&b=2") == fingerprint(path, b"", "b=2&a=1")
+    assert fingerprint(path, b"", "at_period_end=true") != fingerprint(path, b"")
+
+
+def _request(key: str | None, path: str = "/v1/charges", body: bytes = b"{}") -> Any:  # a Request stand-in
     headers = {} if key is None else {"Idempotency-Key": key}
-    return SimpleNamespace(headers=headers, path=path, body=body)
+    return SimpleNamespace(headers=headers, path=path, body=body, query_string="")
 
 
 def test_no_key_gives_an_empty_idempotency():

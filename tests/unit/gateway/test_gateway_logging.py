@@ -6,7 +6,7 @@ import json
 import logging
 import re
 
-from http_gateway.logging_setup import JsonFormatter, new_request_id, request_id_var
+from http_gateway.observability.logging_setup import JsonFormatter, new_request_id, request_id_var
 
 
 def test_request_ids_are_req_and_24_alphanumerics():

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from http_gateway.errors import ApiError
-from http_gateway.rate_limit import RateLimiter, decide
+from http_gateway.pipeline.rate_limit import LocalFixedWindow, RateLimiter, RedisProbe, decide
 from tests.unit.gateway.gateway_fakes import FakeRedis
 
 
@@ -43,10 +40,64 @@ async def test_counter_key_is_namespaced_per_subject_and_second():
     assert redis.counts == {"pc:rl:acct_1:test:1700000000": 2, "pc:rl:acct_1:live:1700000000": 1}
 
 
-async def test_redis_down_is_503_not_a_hang():
+class Clock:
+    """A settable wall clock for the limiter (seconds since the epoch)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_local_window_counts_per_subject_and_second_with_the_same_headers():
+    clock = Clock(1_700_000_000.2)
+    local = LocalFixedWindow(clock)
+    decisions = [local.hit("acct_1:test", 3) for _ in range(4)]
+    assert [d.remaining for d in decisions] == [2, 1, 0, 0]
+    assert [d.allowed for d in decisions] == [True, True, True, False]
+    assert decisions[-1].reset == 1_700_000_001
+    assert decisions[-1].error().headers["Retry-After"] == "1"
+    assert local.hit("acct_2:test", 3).remaining == 2  # another subject has its own count
+    clock.now = 1_700_000_001.0  # a new window starts from zero
+    assert local.hit("acct_1:test", 3) == decide(1, 3, 1_700_000_001.0)
+
+
+def test_probe_backs_off_doubling_to_a_cap_and_resets_when_redis_answers():
+    probe = RedisProbe()
+    assert probe.should_try(100.0) and not probe.down
+    probe.failed(100.0)
+    assert probe.down
+    assert not probe.should_try(100.4)
+    assert probe.should_try(100.5)  # first probe after 0.5 s
+    assert not probe.should_try(100.5)  # handed to one caller only
+    probe.failed(100.5)
+    assert not probe.should_try(101.4) and probe.should_try(101.5)  # then 1 s
+    for _ in range(20):
+        probe.failed(200.0)
+    assert not probe.should_try(200.0 + RedisProbe.MAX_SECONDS - 0.1)
+    assert probe.should_try(200.0 + RedisProbe.MAX_SECONDS)
+    probe.answered()
+    assert not probe.down and probe.should_try(200.0)
+
+
+async def test_redis_down_falls_back_to_local_counting_and_back_to_redis():
     redis = FakeRedis()
+    clock = Clock(1_700_000_000.1)
+    limiter = RateLimiter(redis, "pc", clock=clock)  # type: ignore[arg-type]
     redis.down = True
-    limiter = RateLimiter(redis, "pc")  # type: ignore[arg-type]
-    with pytest.raises(ApiError) as caught:
-        await limiter.hit("ip:1.2.3.4", 25)
-    assert (caught.value.http_status, caught.value.type) == (503, "api_error")
+    first = await limiter.hit("ip:1.2.3.4", 2)
+    assert limiter.local and (first.allowed, first.remaining) == (True, 1)
+    second = await limiter.hit("ip:1.2.3.4", 2)
+    third = await limiter.hit("ip:1.2.3.4", 2)
+    assert (second.allowed, third.allowed) == (True, False)  # the same limit, enforced in this process
+    assert third.error().http_status == 429
+
+    redis.down = False  # back, but not probed before the back-off ends
+    clock.now += 0.3
+    await limiter.hit("ip:1.2.3.4", 2)
+    assert limiter.local and redis.counts == {}
+    clock.now += 0.3  # 0.6 s after the failure: the probe reaches Redis and counting moves back there
+    await limiter.hit("ip:1.2.3.4", 2)
+    assert not limiter.local
+    assert redis.counts == {"pc:rl:ip:1.2.3.4:1700000000": 1}

@@ -1,24 +1,27 @@
-"""pb2 -> JSON: enum tables complete, and the spec's object shapes."""
+"""pb2 -> JSON: enum tables complete; charges, refunds and disputes answered as the core rendered them
+(their shape is tested in the core, tests/unit/payments/test_charge_view.py); the gateway's own shapes."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from connect.v1 import api_key_pb2, charge_pb2, checkout_pb2, common_pb2, merchant_pb2
 
-from http_gateway.serializers import (
+from http_gateway.edge.serialization import ENVIRONMENT_NAMES
+from http_gateway.merchants.serializers import PAYOUT_SCHEDULE_NAMES, api_key_json, merchant_json
+from http_gateway.payments.serializers import (
     CHARGE_STATUS_NAMES,
     CHARGE_STATUS_VALUES,
-    ENVIRONMENT_NAMES,
     PAYMENT_METHOD_NAMES,
-    PAYOUT_SCHEDULE_NAMES,
-    api_key_json,
     capture_json,
     charge_json,
     checkout_page_json,
     checkout_result_json,
-    merchant_json,
+    dispute_json,
     refund_json,
 )
+from tests.unit.gateway.core_shapes import NOW_UNIX, captured, charge_pb, fully_populated, new_charge
 
 
 @pytest.mark.parametrize(
@@ -48,86 +51,22 @@ def test_status_strings_are_the_spec_lowercase_names():
     }
 
 
-def _pending_charge() -> charge_pb2.Charge:
-    return charge_pb2.Charge(
-        id="ch_" + "a" * 32,
-        amount=5000,
-        currency="usd",
-        status=charge_pb2.CHARGE_STATUS_PENDING,
-        metadata={"order": "42"},
-        checkout_url="https://pay.example/checkout/ch_x",
-        return_url="https://shop.example/ok",
-        expires_at=1_700_086_400,
-        created=1_700_000_000,
-        livemode=False,
+def test_charges_refunds_and_disputes_are_answered_as_the_core_rendered_them():
+    """The shape itself is tested where it is rendered (tests/unit/payments/test_charge_view.py)."""
+    pb = charge_pb(fully_populated())
+    body = charge_json(pb)
+    assert body == json.loads(pb.object_json)
+    assert (
+        [refund_json(r) for r in pb.refunds]
+        == body["refunds"]
+        == [json.loads(r.object_json) for r in pb.refunds]
     )
-
-
-def test_a_new_charge_has_nulls_for_absent_optionals_and_an_empty_refund_list():
-    body = charge_json(_pending_charge())
-    assert body == {
-        "id": "ch_" + "a" * 32,
-        "object": "charge",
-        "amount": 5000,
-        "currency": "usd",
-        "status": "pending",
-        "description": None,
-        "metadata": {"order": "42"},
-        "checkout_url": "https://pay.example/checkout/ch_x",
-        "return_url": "https://shop.example/ok",
-        "cancel_url": None,
-        "customer_email": None,
-        "expires_at": 1_700_086_400,
-        "created": 1_700_000_000,
-        "livemode": False,
-        "amount_refunded": 0,
-        "refunds": [],
-    }
-
-
-CARD = {"brand": "visa", "last4": "4242", "exp_month": 12, "exp_year": 2030}
-CARD.update({"funding": "credit", "country": "US"})
-
-
-def test_a_captured_card_charge_shows_payment_and_capture_fields():
-    charge = _pending_charge()
-    charge.status = charge_pb2.CHARGE_STATUS_PARTIALLY_REFUNDED
-    charge.payment_method = charge_pb2.PAYMENT_METHOD_TYPE_CARD
-    charge.card.CopyFrom(
-        charge_pb2.CardDetails(**CARD, fingerprint="fp")
-    )
-    charge.amount_captured, charge.fee, charge.net, charge.captured_at = 5000, 175, 4825, 1_700_000_100
-    charge.amount_refunded = 1000
-    charge.transaction_id = "sandbox_txn_1"
-    charge.refunds.add(id="re_1", charge=charge.id, amount=1000, currency="usd", status="succeeded")
-    body = charge_json(charge)
-    assert body["status"] == "partially_refunded"
-    assert body["payment_method"] == "card"
-    assert body["payment_method_details"] == {
-        "type": "card",
-        "card": CARD,
-    }
-    captured = (body["amount_captured"], body["fee"], body["net"], body["captured_at"])
-    assert captured == (5000, 175, 4825, 1_700_000_100)
-    assert body["refunds"][0]["reason"] is None
-    assert body["refunds"][0]["object"] == "refund"
-    assert body["transaction_id"] == "sandbox_txn_1"
-    assert "dispute" not in body and "refunded_at" not in body
-
-
-def test_paypal_details():
-    charge = _pending_charge()
-    charge.payment_method = charge_pb2.PAYMENT_METHOD_TYPE_PAYPAL
-    charge.paypal.email = "buyer@example.com"
-    details = charge_json(charge)["payment_method_details"]
-    assert details == {"type": "paypal", "paypal": {"email": "buyer@example.com"}}
+    assert dispute_json(pb.dispute) == body["dispute"] == json.loads(pb.dispute.object_json)
 
 
 def test_capture_result_amount_is_the_amount_captured():
-    charge = _pending_charge()
-    charge.status = charge_pb2.CHARGE_STATUS_CAPTURED
-    charge.amount_captured, charge.fee, charge.net, charge.captured_at = 3000, 117, 2883, 1_700_000_100
-    assert capture_json(charge) == {
+    charge = captured(amount=5000, capture=3000)
+    assert capture_json(charge_pb(charge)) == {
         "id": charge.id,
         "object": "charge",
         "status": "captured",
@@ -136,16 +75,15 @@ def test_capture_result_amount_is_the_amount_captured():
         "currency": "usd",
         "fee": 117,
         "net": 2883,
-        "captured_at": 1_700_000_100,
+        "captured_at": NOW_UNIX,
         "livemode": False,
     }
 
 
-def test_refund_reason_is_shown_when_given():
-    refund = charge_pb2.Refund(
-        id="re_1", charge="ch_1", amount=5, currency="eur", status="succeeded", reason="duplicate", created=1
-    )
-    assert refund_json(refund)["reason"] == "duplicate"
+def test_capture_result_of_an_uncaptured_charge_has_nulls():
+    body = capture_json(charge_pb(new_charge()))
+    nulls = {"amount": None, "amount_captured": None, "fee": None, "net": None, "captured_at": None}
+    assert body == body | nulls and body["status"] == "pending"
 
 
 def test_api_key_secret_only_when_asked():
@@ -179,6 +117,8 @@ def test_merchant_profile_blanks_are_null_and_schedule_is_lowercase():
         "brand_color": None,
         "support_email": None,
         "payout_schedule": "weekly",
+        "payout_account_last4": None,
+        "settlement_currency": None,
     }
 
 
@@ -249,3 +189,8 @@ def test_checkout_decline_is_a_result_with_error_fields():
         "redirectUrl": "https://r",
         "testMode": True,
     }
+
+
+def test_a_merchant_shows_only_the_last_four_digits_of_its_payout_account():
+    merchant = merchant_pb2.Merchant(id="acct_1", email="m@example.com", payout_account_last4="1116")
+    assert merchant_json(merchant)["payout_account_last4"] == "1116"

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from http_gateway.errors import ApiError
-from http_gateway.routes.charges import CREATE_FIELDS
-from http_gateway.validation import Field, check_value, parse_json_object, validate_fields
+from http_gateway.edge.errors import ApiError
+from http_gateway.edge.validation import Field, check_value, parse_json_object, validate_fields
+from http_gateway.payments.charges import CREATE_FIELDS
 
 VALID = {"amount": 5000, "currency": "usd", "return_url": "https://shop.example/ok"}
 
 
-def _body(raw: bytes) -> SimpleNamespace:
+def _body(raw: bytes) -> Any:  # a Request stand-in
     return SimpleNamespace(body=raw)
 
 

@@ -6,7 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from http_gateway.openapi import document, operations
+from http_gateway.operational.openapi import document, operations
 
 ROOT = Path(__file__).resolve().parents[3]
 

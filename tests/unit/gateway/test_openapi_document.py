@@ -1,4 +1,4 @@
-"""The published contract (http_gateway/openapi): valid OpenAPI 3.1, not stale, and the exact route table.
+"""The published contract (operational/openapi): valid OpenAPI 3.1, not stale, and the exact route table.
 
 The route test is the one that keeps the document honest: a Sanic route the document lacks, or an
 operation (or `x-aliases` entry) no route answers, fails it, with the difference in the message.
@@ -17,7 +17,7 @@ from sanic import Sanic
 
 from http_gateway.app import create_app
 from http_gateway.config import Settings
-from http_gateway.openapi import document, documented_routes, operations, served_document
+from http_gateway.operational.openapi import document, documented_routes, operations, served_document
 
 ROOT = Path(__file__).resolve().parents[3]
 _SANIC_PARAM = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)(?::[^>]+)?>")

@@ -1,15 +1,16 @@
-"""The document's response schemas describe what the serializers really write.
+"""The document's response schemas describe what the gateway really answers.
 
-Each serializer gets two protobuf messages built from the message descriptors themselves: one with
-every field set (every `optional` present, one element per list, each oneof case in turn) and one with
-only the always-present fields. Both outputs must validate against the schema the document names for
-that answer; since the schemas forbid unknown properties, a serializer that gains or renames a field
-fails here until the document follows.
+Charges, refunds, disputes and charge events are rendered by the core (the gateway passes the core's
+`object_json` on): they are made here as the core makes them — domain charges through its transitions,
+converted by its own mapping — in every stage and status, so a rendering that gains or renames a field
+fails here until the document follows. The gateway's own answers get two protobuf messages built from
+the message descriptors themselves: one with every field set (every `optional` present, one element per
+list, each oneof case in turn) and one with only the always-present fields. Every output must validate
+against the schema the document names for that answer; the schemas forbid unknown properties.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,32 +20,43 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from jsonschema import Draft202012Validator
 
-from http_gateway.openapi import document
-from http_gateway.serializers import (
-    api_key_json,
+from core_server.kernel.domain.environment import Environment
+from core_server.payments.domain.charge import Charge, ChargeStatus
+from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
+from core_server.payments.transport.mapping import STATUS_TO_PB
+from http_gateway.edge.serialization import list_json
+from http_gateway.merchants.serializers import api_key_json, merchant_json
+from http_gateway.operational.openapi import document
+from http_gateway.payments.serializers import (
     capture_json,
     charge_json,
     checkout_page_json,
     checkout_result_json,
     dispute_json,
-    list_json,
-    merchant_json,
     refund_json,
 )
-from http_gateway.webhook_serializers import event_json, webhook_delivery_json, webhook_endpoint_json
+from http_gateway.webhooks.serializers import event_json, webhook_delivery_json, webhook_endpoint_json
+from tests.unit.gateway.core_shapes import (
+    NOW,
+    captured,
+    charge_pb,
+    events_pb,
+    fully_populated,
+    in_status,
+    new_charge,
+    pay_by_paypal,
+)
 
 _COMPONENTS = document()["components"]
 # Values a real core sends: statuses and codes from the spec, not arbitrary strings.
 _STRINGS = {
     "currency": "usd",
-    "status": "succeeded",
-    "reason": "customer_request",
     "error_code": "generic_decline",
     "available_payment_methods": "card",
 }
 _TYPED = {
     (checkout_pb2.CheckoutResult, "status"): "authorized",
-    (charge_pb2.Dispute, "status"): "needs_response",
     (webhook_pb2.WebhookEndpoint, "events"): "charge.completed",
 }
 
@@ -95,32 +107,29 @@ def _variants(message_type: type[Message]) -> list[Message]:
     ]
 
 
-def _event(charge: charge_pb2.Charge) -> webhook_pb2.Event:
-    payload = {"id": "evt_x", "object": "event", "type": "charge.completed", "created": 1, "livemode": False,
-               "data": {"object": charge_json(charge)}}
-    return webhook_pb2.Event(payload_json=json.dumps(payload))
-
-
 CASES: list[tuple[str, type[Message], Callable[[Any], Any]]] = [
-    ("Charge", charge_pb2.Charge, charge_json),
-    ("CaptureResult", charge_pb2.Charge, capture_json),
-    ("Refund", charge_pb2.Refund, refund_json),
-    ("Dispute", charge_pb2.Dispute, dispute_json),
-    ("ChargeList", charge_pb2.Charge, lambda c: list_json([charge_json(c)], url="/x", has_more=True,
-                                                          total_count=1)),
     ("ApiKey", api_key_pb2.ApiKey, lambda k: api_key_json(k, include_secret=False)),
     ("NewApiKey", api_key_pb2.ApiKey, lambda k: api_key_json(k, include_secret=True)),
-    ("ApiKeyList", api_key_pb2.ApiKey, lambda k: list_json([api_key_json(k, include_secret=False)], url="/x",
-                                                           has_more=False)),
+    (
+        "ApiKeyList",
+        api_key_pb2.ApiKey,
+        lambda k: list_json([api_key_json(k, include_secret=False)], url="/x", has_more=False),
+    ),
     ("Merchant", merchant_pb2.Merchant, merchant_json),
     ("CheckoutPage", checkout_pb2.CheckoutPage, checkout_page_json),
     ("CheckoutResult", checkout_pb2.CheckoutResult, checkout_result_json),
     ("WebhookEndpoint", webhook_pb2.WebhookEndpoint, webhook_endpoint_json),
-    ("NewWebhookEndpoint", webhook_pb2.WebhookEndpoint, lambda e: webhook_endpoint_json(e, include_secret=True)),
+    (
+        "NewWebhookEndpoint",
+        webhook_pb2.WebhookEndpoint,
+        lambda e: webhook_endpoint_json(e, include_secret=True),
+    ),
     ("WebhookDelivery", webhook_pb2.WebhookDelivery, webhook_delivery_json),
-    ("WebhookDeliveryList", webhook_pb2.WebhookDelivery,
-     lambda d: list_json([webhook_delivery_json(d)], url="/x", has_more=False)),
-    ("Event", charge_pb2.Charge, lambda c: event_json(_event(c))),
+    (
+        "WebhookDeliveryList",
+        webhook_pb2.WebhookDelivery,
+        lambda d: list_json([webhook_delivery_json(d)], url="/x", has_more=False),
+    ),
 ]
 
 
@@ -133,27 +142,113 @@ def test_serializer_output_matches_the_documented_schema(schema, message_type, s
         assert not errors, f"{schema} from {type(message).__name__}: {errors}"
 
 
-@pytest.mark.parametrize("status", [s for s in charge_pb2.ChargeStatus.values() if s])
-def test_every_charge_status_is_a_documented_value(status):
-    charge = fill(charge_pb2.Charge(), optional=False)
-    charge.status = status
-    assert not list(_validator("Charge").iter_errors(charge_json(charge)))
-
-
 def test_an_unknown_checkout_id_shows_only_the_error():
     page = checkout_pb2.CheckoutPage(charge_id="nope", found=False, error_message="Charge not found")
     assert not list(_validator("CheckoutPage").iter_errors(checkout_page_json(page)))
 
 
 def test_the_schemas_refuse_an_undocumented_field():
-    body = charge_json(fill(charge_pb2.Charge(), optional=True))
+    body = charge_json(charge_pb(fully_populated()))
+    assert not list(_validator("Charge").iter_errors(body))
     body["surprise"] = 1
     assert list(_validator("Charge").iter_errors(body))
 
 
+# Charges as the core renders them.
+
+
+def _won_dispute() -> Charge:
+    charge = fully_populated()
+    charge.close_dispute("won", NOW)
+    return charge
+
+
+def _lost_dispute() -> Charge:
+    charge = in_status(ChargeStatus.DISPUTED)
+    charge.close_dispute("lost", NOW)
+    return charge
+
+
+def _invoice_attempt() -> Charge:
+    """DESIGN §9: an invoice's payment attempt, captured at once and naming its invoice."""
+    payment = InvoicePayment(
+        "si_" + "0" * 32, 1, 2900, "usd", "Pro plan", None, PaymentMethodType.PAYPAL, PaypalDetails("a@b.co")
+    )
+    outcome = PaymentOutcome(approved=True, transaction_id="sandbox_txn_1")
+    return invoice_charge("ch_" + "c" * 32, "acct_test", Environment.TEST, payment, outcome, NOW)
+
+
+CORE_CHARGES: dict[str, Callable[[], Charge]] = {
+    "pending": new_charge,
+    "fully_populated": fully_populated,  # captured by card, partially refunded, disputed
+    "partial_capture": lambda: captured(amount=5000, capture=3000),
+    "refunded": lambda: in_status(ChargeStatus.REFUNDED),
+    "failed": lambda: in_status(ChargeStatus.FAILED),
+    "paypal": lambda: pay_by_paypal(new_charge()),
+    "dispute_won": _won_dispute,
+    "dispute_lost": _lost_dispute,
+    "live": lambda: new_charge(livemode=True, description="Shoes", customer_email="buyer@example.com"),
+    "invoice": _invoice_attempt,
+}
+
+
+def _charge_bodies(charge: Charge) -> dict[str, list[Any]]:
+    """Every documented answer that carries this charge, its refunds, its dispute or its events."""
+    pb = charge_pb(charge)
+    return {
+        "Charge": [charge_json(pb)],
+        "CaptureResult": [capture_json(pb)],
+        "ChargeList": [list_json([charge_json(pb)], url="/x", has_more=True, total_count=1)],
+        "Refund": [refund_json(refund) for refund in pb.refunds],
+        "Dispute": [dispute_json(pb.dispute)] if pb.HasField("dispute") else [],
+        "Event": [event_json(event) for event in events_pb(charge)],
+    }
+
+
+CHARGE_SCHEMAS = ["Charge", "CaptureResult", "ChargeList", "Refund", "Dispute", "Event"]
+
+
+@pytest.mark.parametrize("schema", CHARGE_SCHEMAS)
+def test_core_rendered_charges_match_the_documented_schema(schema):
+    validator = _validator(schema)
+    checked = 0
+    for name, make in CORE_CHARGES.items():
+        for body in _charge_bodies(make())[schema]:
+            errors = [
+                f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(body)
+            ]
+            assert not errors, f"{schema} of the {name} charge: {errors}"
+            checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("status", list(ChargeStatus), ids=lambda s: s.value)
+def test_every_charge_status_is_a_documented_value(status):
+    body = charge_json(charge_pb(in_status(status)))
+    assert body["status"] == status.value
+    assert not list(_validator("Charge").iter_errors(body))
+
+
+def test_the_documented_statuses_are_the_core_statuses():
+    documented = set(_COMPONENTS["schemas"]["ChargeStatus"]["enum"])
+    assert documented == {status.value for status in ChargeStatus}
+    assert set(STATUS_TO_PB.values()) == {s for s in charge_pb2.ChargeStatus.values() if s}
+
+
+def test_every_documented_charge_field_is_rendered_for_some_charge():
+    """The samples above reach every stage: a documented field no charge shows is a stale document."""
+    bodies = [charge_json(charge_pb(make())) for make in CORE_CHARGES.values()]
+    schemas = _COMPONENTS["schemas"]
+    assert set().union(*bodies) == set(schemas["Charge"]["properties"])
+    details = [b["payment_method_details"] for b in bodies if "payment_method_details" in b]
+    assert set().union(*details) == set(schemas["PaymentMethodDetails"]["properties"])
+    statuses = {b["dispute"]["status"] for b in bodies if "dispute" in b}
+    assert statuses == set(schemas["Dispute"]["properties"]["status"]["enum"])
+    reasons = {r["reason"] for b in bodies for r in b["refunds"]}
+    assert {"customer_request", None} <= reasons <= set(schemas["Refund"]["properties"]["reason"]["enum"])
+
+
 def test_a_paypal_charge_matches_too():
-    charge = fill(charge_pb2.Charge(), optional=True)
-    charge.ClearField("card")
-    body = charge_json(charge)
+    body = charge_json(charge_pb(pay_by_paypal(new_charge())))
     assert body["payment_method_details"]["type"] == "paypal"
     assert not list(_validator("Charge").iter_errors(body))

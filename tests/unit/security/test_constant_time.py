@@ -1,4 +1,5 @@
-"""Every comparison against a secret goes through `hmac.compare_digest`, and secret keys are looked up by digest.
+"""Every comparison against a secret goes through `hmac.compare_digest`, and secret keys are looked up by
+digest.
 
 A timing test of the comparison itself would be flaky on a shared machine; what can be pinned down is
 that each check reaches the constant-time primitive with the secret-derived value, and that nothing
@@ -20,15 +21,15 @@ import grpc
 import jwt
 import pytest
 
-from core_server.application.api_keys import ApiKeyService
-from core_server.domain.api_key import ApiKey
-from core_server.domain.environment import Environment
-from core_server.domain.errors import Unauthenticated
-from core_server.domain.merchant import hash_password, verify_password
-from core_server.domain.webhook_signature import generate_test_header, verify_signature
-from core_server.transport.interceptors import AuthTokenInterceptor
-from http_gateway.auth import verify_dashboard_token
-from http_gateway.errors import ApiError
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.errors import Unauthenticated
+from core_server.merchants.application.api_keys import ApiKeyService
+from core_server.merchants.domain.api_key import ApiKey
+from core_server.merchants.domain.merchant import hash_password, verify_password
+from core_server.rpc.interceptors import AuthTokenInterceptor
+from core_server.webhooks.domain.webhook_signature import generate_test_header, verify_signature
+from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.auth import verify_dashboard_token
 
 SIGNING_KEY = "unit-signing-key-unit-signing-key-unit-signing-key"
 WEBHOOK_SECRET = "whsec_abcdefghijklmnopqrstuvwxyz012345"
@@ -67,7 +68,9 @@ def test_passwords_compare_the_derived_key_in_constant_time(compared: list[tuple
     assert len(compared) == 2 and all(isinstance(a, str) and len(a) == 128 for a, _ in compared)
 
 
-def test_dashboard_tokens_are_verified_with_a_constant_time_signature_check(compared: list[tuple[Any, Any]]) -> None:
+def test_dashboard_tokens_are_verified_with_a_constant_time_signature_check(
+    compared: list[tuple[Any, Any]],
+) -> None:
     now = int(time.time())
     claims = {"sub": "acct_1", "iss": "payment-connect", "typ": "merchant", "iat": now, "exp": now + 60}
     assert verify_dashboard_token(jwt.encode(claims, SIGNING_KEY, algorithm="HS256"), SIGNING_KEY) == "acct_1"
@@ -94,8 +97,12 @@ def test_the_core_auth_token_is_compared_in_constant_time(compared: list[tuple[A
 
     async def run() -> None:
         method = "/connect.v1.ChargeService/GetCharge"
-        await interceptor.intercept_service(continuation, _Details(method, (("authorization", "Bearer internal-token"),)))
-        await interceptor.intercept_service(continuation, _Details(method, (("authorization", "Bearer guess"),)))
+        await interceptor.intercept_service(
+            continuation, _Details(method, (("authorization", "Bearer internal-token"),))
+        )
+        await interceptor.intercept_service(
+            continuation, _Details(method, (("authorization", "Bearer guess"),))
+        )
 
     asyncio.run(run())
     assert passed == ["/connect.v1.ChargeService/GetCharge"]
@@ -120,7 +127,7 @@ class _DigestOnlyKeys:
 def test_secret_keys_are_looked_up_by_their_digest_only() -> None:
     secret = "sk_test_" + "k" * 32
     keys = _DigestOnlyKeys(secret)
-    service = ApiKeyService(keys, clock=None)  # type: ignore[arg-type]
+    service = ApiKeyService(keys, clock=None, answer_sealer=None)  # type: ignore[arg-type]
     resolved = asyncio.run(service.authenticate(secret))
     assert (resolved.merchant_id, resolved.kind) == ("acct_1", "secret")
     with pytest.raises(Unauthenticated):

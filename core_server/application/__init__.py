@@ -1,1 +1,0 @@
-"""Use cases: actors, jobs and services that apply domain rules through the ports."""

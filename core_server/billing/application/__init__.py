@@ -1,0 +1,1 @@
+"""Billing use cases and the ports they need; the public shapes of billing objects."""

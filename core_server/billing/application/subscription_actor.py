@@ -1,0 +1,188 @@
+"""SubscriptionActor: the single writer of one subscription, exactly like the charge's actor.
+
+State is loaded at activation (which takes the row's fence) and every message works on a copy that
+replaces the state only after its fenced statement committed; a failed write leaves the state as it
+was, and a stale fence stops the actor (another core owns the subscription now).
+
+Two messages: `Change` applies one domain move (the service prepared prices and tax rates outside the
+turn, so a turn does no reads but its own), and `RecordAttempt` applies the outcome of an invoice's
+charge attempt, which the service made between two turns (a charge is payments' write, not ours).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core_server.actors import EntityActor, EntityLease
+from core_server.billing.application.subscription_ports import SubscriptionRepository
+from core_server.billing.application.subscription_view import subscription_events
+from core_server.billing.domain.billing_run import INVOICING_STEPS, Step, apply_step, next_step
+from core_server.billing.domain.invoice import Invoice, InvoiceStatus
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.tax import TaxRate
+from core_server.kernel.application.idempotency import Claim
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.application.ports import Clocks, TurnWrite
+from core_server.kernel.domain.errors import NotFound
+
+
+def subscription_not_found(subscription_id: str) -> NotFound:
+    """One answer for unknown, malformed and other tenants' subscriptions."""
+    return NotFound(f"No such subscription: '{subscription_id[:100]}'", param="id")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """Apply `apply` to the owner's subscription at the merchant's time and save the result.
+
+    With `claim` and `answer`, the claim's answer (`answer(subscription, result)`) is stored in the same
+    statement, unless the move opened an invoice: its answer comes after the charge attempt, so the
+    service leaves it to the runner then."""
+
+    owner: Owner
+    apply: Callable[[Subscription, datetime], Any]
+    claim: Claim[Any] | None = None
+    answer: Callable[[Subscription, Any], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordAttempt:
+    """The outcome of attempt number `attempt` of an OPEN invoice; a replay of a recorded one is a no-op.
+
+    `charge_id` None: there was nothing to charge (a zero total, `paid`) or no method to charge. `at`:
+    when the attempt counts as made (a billing run's step time); None is the merchant's now."""
+
+    invoice_id: str
+    attempt: int
+    charge_id: str | None
+    paid: bool
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunDue:
+    """Apply the earliest billing step due at the merchant's time (billing_run.py), at its own time.
+
+    A step that opens an invoice needs the tax rate; without `rate_known` the actor answers NeedsRate
+    instead of applying it, and the caller resolves the rate (a read outside the turn) and asks again."""
+
+    rate: TaxRate | None
+    rate_known: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class NeedsRate:
+    subscription: Subscription
+
+
+@dataclass(frozen=True, slots=True)
+class StepTaken:
+    """What one RunDue applied: the step, the invoice to charge now (if any), the state after it."""
+
+    step: Step
+    invoice: Invoice | None
+    subscription: Subscription
+
+
+class SubscriptionActor(EntityActor):
+    def __init__(
+        self,
+        subscription_id: str,
+        lease: EntityLease | None,
+        subscriptions: SubscriptionRepository,
+        clocks: Clocks,
+        *,
+        acquire_wait: float = 5.0,
+    ) -> None:
+        super().__init__(subscription_id, lease, acquire_wait=acquire_wait)
+        self._subscriptions = subscriptions
+        self._clocks = clocks
+        self._state: Subscription | None = None
+        self._fence = 0
+
+    async def on_activate(self) -> None:
+        loaded = await self._subscriptions.load_for_activation(self.entity_id)
+        if loaded is not None:
+            self._state, self._fence = loaded
+
+    async def receive(self, message: object) -> Any:
+        match message:
+            case Change():
+                return await self._change(message)
+            case RecordAttempt():
+                return await self._record(message)
+            case RunDue():
+                return await self._run_due(message)
+        raise TypeError(f"SubscriptionActor cannot handle {type(message).__name__}")
+
+    async def _change(self, change: Change) -> tuple[Any, Subscription]:
+        current = self._state
+        if current is None or (
+            current.merchant_id != change.owner.merchant_id
+            or current.environment is not change.owner.environment
+        ):
+            raise subscription_not_found(self.entity_id)
+        working = copy.deepcopy(current)
+        result = change.apply(working, await self._now(working))
+        completion = None
+        if change.claim is not None and change.answer is not None and working.open_invoice() is None:
+            completion = change.claim.completion(change.answer(working, result))
+        if not working.pending_events and completion is None:
+            return result, copy.deepcopy(working)  # nothing moved: nothing to write
+        await self._commit(working, completion)
+        return result, copy.deepcopy(working)
+
+    async def _record(self, outcome: RecordAttempt) -> Subscription:
+        current = self._state
+        if current is None:
+            raise subscription_not_found(self.entity_id)
+        invoice = next((inv for inv in current.invoices if inv.id == outcome.invoice_id), None)
+        if (
+            invoice is None
+            or invoice.status is not InvoiceStatus.OPEN
+            or invoice.attempt_count >= outcome.attempt
+        ):
+            return copy.deepcopy(current)  # recorded already (a replay, or another core got there first)
+        working = copy.deepcopy(current)
+        now = outcome.at or await self._now(working)
+        target = next(inv for inv in working.invoices if inv.id == outcome.invoice_id)
+        if outcome.paid and outcome.charge_id is None:
+            working.settle_free_invoice(target, now)
+        else:
+            working.record_attempt(target, outcome.charge_id, outcome.paid, now)
+        await self._commit(working, None)
+        return copy.deepcopy(working)
+
+    async def _run_due(self, run: RunDue) -> StepTaken | NeedsRate | None:
+        current = self._state
+        if current is None:
+            return None
+        step = next_step(current, await self._now(current))
+        if step is None:
+            return None
+        if step.kind in INVOICING_STEPS and not run.rate_known:
+            return NeedsRate(copy.deepcopy(current))
+        working = copy.deepcopy(current)
+        invoice = apply_step(working, step, run.rate)
+        if working.pending_events:
+            await self._commit(working, None)
+        return StepTaken(step, copy.deepcopy(invoice), copy.deepcopy(working))
+
+    async def _now(self, subscription: Subscription) -> datetime:
+        clock = await self._clocks.resolve(subscription.merchant_id, subscription.environment)
+        return clock.now().replace(microsecond=0)
+
+    async def _commit(self, working: Subscription, completion: Any) -> None:
+        write = TurnWrite(events=subscription_events(working), completion=completion)
+        # The only await that writes: a StaleFence here stops this actor (another process owns it).
+        await self._subscriptions.save(working, self._fence, write)
+        working.pending_events.clear()
+        # Only invoices still waiting for a payment stay in memory (the domain looks for them).
+        working.invoices = [inv for inv in working.invoices if inv.status is InvoiceStatus.OPEN]
+        working.prorations = [p for p in working.prorations if not p.billed]
+        working.upcoming = None
+        self._state = working

@@ -1,0 +1,127 @@
+"""Tax rate use cases: create, read, list, change (display name, active) and resolve for an address."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from core_server.billing.application.catalog_ports import ListQuery, TaxRateChanges, TaxRateRepository
+from core_server.billing.domain.tax import (
+    TaxRate,
+    normalize_country,
+    normalize_state,
+    parse_percentage,
+    resolve_rate,
+    validate_display_name,
+    validate_jurisdiction,
+)
+from core_server.kernel.application.idempotency import Claim
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.application.pagination import Page, page_limit
+from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.domain.errors import NotFound, ParameterInvalid
+from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.payments.domain.charge_input import validate_metadata
+
+TAX_RATE_ID_RE = re.compile(r"^txr_[A-Za-z0-9]{24}$")
+
+
+def tax_rate_not_found(rate_id: str) -> NotFound:
+    """One answer for unknown, malformed and other tenants' rates."""
+    return NotFound(f"No such tax rate: '{rate_id[:100]}'", param="id")
+
+
+class TaxRateService:
+    def __init__(self, rates: TaxRateRepository, clocks: Clocks) -> None:
+        self._rates = rates
+        self._clocks = clocks
+
+    async def create(
+        self,
+        owner: Owner,
+        *,
+        percentage: str,
+        display_name: str,
+        inclusive: bool,
+        jurisdiction: str | None = None,
+        country: str | None = None,
+        state: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        claim: Claim[TaxRate] | None = None,
+    ) -> TaxRate:
+        exact = parse_percentage(percentage)
+        name = validate_display_name(display_name)
+        place = validate_jurisdiction(jurisdiction)
+        country_code = normalize_country(country)
+        region = normalize_state(state)
+        if region is not None and country_code is None:
+            raise ParameterInvalid("A state needs its country.", param="country")
+        checked_metadata = validate_metadata(metadata or {})
+        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        for rate_id in id_candidates("txr_", 24):
+            rate = TaxRate(
+                id=rate_id,
+                merchant_id=owner.merchant_id,
+                environment=owner.environment,
+                percentage=exact,
+                display_name=name,
+                jurisdiction=place,
+                inclusive=inclusive,
+                country=country_code,
+                state=region,
+                active=True,
+                created=now,
+                metadata=checked_metadata,
+            )
+            try:
+                await self._rates.insert(rate, claim.completion(rate) if claim is not None else None)
+            except IdCollision:
+                continue
+            return rate
+        raise IdSpaceExhausted("ten tax rate id collisions in a row")
+
+    async def get(self, owner: Owner, rate_id: str) -> TaxRate:
+        found = None
+        if TAX_RATE_ID_RE.match(rate_id):
+            found = await self._rates.get(owner.merchant_id, owner.environment, rate_id)
+        if found is None:
+            raise tax_rate_not_found(rate_id)
+        return found
+
+    async def list(self, owner: Owner, *, limit: int, starting_after: str | None) -> Page[TaxRate]:
+        checked = page_limit(limit)
+        if starting_after is not None and not (
+            TAX_RATE_ID_RE.match(starting_after)
+            and await self._rates.get(owner.merchant_id, owner.environment, starting_after) is not None
+        ):
+            raise ParameterInvalid(
+                f"starting_after names no tax rate of yours: '{starting_after[:100]}'.",
+                param="starting_after",
+            )
+        query = ListQuery(owner.merchant_id, owner.environment, checked + 1, starting_after)
+        return Page.of(await self._rates.list_page(query), checked)
+
+    async def update(
+        self, owner: Owner, rate_id: str, *, display_name: str | None = None, active: bool | None = None
+    ) -> TaxRate:
+        await self.get(owner, rate_id)
+        changes = TaxRateChanges(
+            display_name=validate_display_name(display_name) if display_name is not None else None,
+            active=active,
+        )
+        updated = await self._rates.update(owner.merchant_id, owner.environment, rate_id, changes)
+        if updated is None:
+            raise tax_rate_not_found(rate_id)
+        return updated
+
+    async def resolve(
+        self, owner: Owner, tax_rate_id: str | None, country: str | None, state: str | None
+    ) -> TaxRate | None:
+        """DESIGN §9 resolution for a subscription of this owner (the subscription's rate must exist)."""
+        explicit = await self.get(owner, tax_rate_id) if tax_rate_id else None
+        if explicit is not None or not country:
+            return explicit
+        candidates = await self._rates.active_for_country(
+            owner.merchant_id, owner.environment, country.strip().upper()
+        )
+        return resolve_rate(None, candidates, country, state)

@@ -1,0 +1,108 @@
+"""What the billing run does to one subscription, and when (spec: Recurring billing rules; DESIGN §9).
+
+`next_step` names the earliest timed step that fell due by `now`: a trial's end, a period's end (bill
+the next period, or cancel at period end), a dunning retry, the cancel 30 days after UNPAID, or a daily
+notice. The run applies steps one at a time, each at its own due time, until none is left — so a
+sandbox clock advanced by a year replays the year in order, as if the time had passed, and a core that
+was down for a day catches up the same way.
+
+Notices go out at 00:00 UTC (the daily task), on the first day within 3 days of the end they announce,
+once per period.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from enum import StrEnum
+
+from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
+from core_server.billing.domain.invoice import Invoice
+from core_server.billing.domain.subscription import (
+    NOTICE_AHEAD,
+    UNPAID_GRACE,
+    Subscription,
+    SubscriptionStatus,
+)
+from core_server.billing.domain.tax import TaxRate
+
+MAX_STEPS = 1_000
+"""A bound on one run of one subscription (a year of daily billing with its retries fits)."""
+
+
+class StepKind(StrEnum):
+    TRIAL_END = "trial_end"
+    PERIOD_END = "period_end"
+    RETRY = "retry"
+    UNPAID_CANCEL = "unpaid_cancel"
+    UPCOMING_NOTICE = "upcoming_notice"
+    TRIAL_NOTICE = "trial_notice"
+
+
+INVOICING_STEPS = frozenset({StepKind.TRIAL_END, StepKind.PERIOD_END, StepKind.UPCOMING_NOTICE})
+"""Steps that open (or announce) an invoice, and so need the subscription's tax rate."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: StepKind
+    at: datetime
+
+
+def next_midnight(moment: datetime) -> datetime:
+    """The first 00:00 UTC at or after `moment`."""
+    day = datetime.combine(moment.astimezone(UTC).date(), time(0), tzinfo=UTC)
+    return day if day >= moment else day + timedelta(days=1)
+
+
+def notice_time(start: datetime, end: datetime) -> datetime | None:
+    """When the daily task announces an `end`: the first midnight within 3 days of it (and not before
+    the period began); None when no midnight falls before the end."""
+    at = next_midnight(max(end - NOTICE_AHEAD, start))
+    return at if at < end else None
+
+
+def next_step(subscription: Subscription, now: datetime) -> Step | None:
+    """The earliest step due by `now`, or None."""
+    candidates: list[Step] = []
+    status = subscription.status
+    if status is SubscriptionStatus.TRIALING and subscription.trial_end is not None:
+        candidates.append(Step(StepKind.TRIAL_END, subscription.trial_end))
+        assert subscription.trial_start is not None
+        at = notice_time(subscription.trial_start, subscription.trial_end)
+        if at is not None and (TRIAL_WILL_END, subscription.trial_end) not in subscription.notices:
+            candidates.append(Step(StepKind.TRIAL_NOTICE, at))
+    if status is SubscriptionStatus.ACTIVE:
+        candidates.append(Step(StepKind.PERIOD_END, subscription.current_period_end))
+        at = notice_time(subscription.current_period_start, subscription.current_period_end)
+        announced = (INVOICE_UPCOMING, subscription.current_period_end)
+        if at is not None and not subscription.cancel_at_period_end and announced not in subscription.notices:
+            candidates.append(Step(StepKind.UPCOMING_NOTICE, at))
+    if status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE):
+        retry = subscription.due_retry(now)
+        if retry is not None and retry.next_attempt_at is not None:
+            candidates.append(Step(StepKind.RETRY, retry.next_attempt_at))
+    if status is SubscriptionStatus.UNPAID and subscription.unpaid_at is not None:
+        candidates.append(Step(StepKind.UNPAID_CANCEL, subscription.unpaid_at + UNPAID_GRACE))
+    due = [step for step in candidates if step.at <= now]
+    return min(due, key=lambda step: step.at) if due else None
+
+
+def apply_step(subscription: Subscription, step: Step, rate: TaxRate | None) -> Invoice | None:
+    """Applies `step` at its due time; returns the invoice the run must now charge, if any (a new
+    period's, or the one whose retry fell due — its attempt is made at `step.at`)."""
+    match step.kind:
+        case StepKind.TRIAL_END:
+            return subscription.end_trial(rate, step.at)
+        case StepKind.PERIOD_END:
+            return subscription.end_period(rate, step.at)
+        case StepKind.RETRY:
+            return subscription.due_retry(step.at)
+        case StepKind.UNPAID_CANCEL:
+            subscription.cancel_unpaid(step.at)
+        case StepKind.UPCOMING_NOTICE:
+            subscription.send_notice(INVOICE_UPCOMING, subscription.current_period_end, step.at, rate)
+        case StepKind.TRIAL_NOTICE:
+            assert subscription.trial_end is not None
+            subscription.send_notice(TRIAL_WILL_END, subscription.trial_end, step.at)
+    return None

@@ -1,0 +1,252 @@
+"""The recurring invoice (DESIGN §9): its lines, its totals under a tax rate, and its status moves.
+
+    DRAFT ──open──▶ OPEN ──record_payment──▶ PAID
+      │              │ └──mark_uncollectible──▶ UNCOLLECTIBLE
+      │              └──record_failure (stays OPEN, one more attempt counted)
+      └──────────────┴──void──▶ VOID          (a zero total settles to PAID without a charge)
+
+Methods take `at` from the caller (no clock reads); a move the status does not allow raises
+`StateConflict` (400 `invalid_state`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+from core_server.billing.domain.proration import ProrationInputs
+from core_server.billing.domain.tax import TaxAmounts, TaxRate, apply_rate
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.errors import StateConflict
+from core_server.kernel.domain.ledger import LedgerEntry, subscription_entry
+from core_server.payments.domain.fees import transaction_fee
+
+INVOICE_ID_PREFIX = "si_"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class LineKind(StrEnum):
+    """Spec: subscription (base charge), addon, past_due_proration (deferred charges), credit."""
+
+    SUBSCRIPTION = "subscription"
+    ADDON = "addon"
+    PAST_DUE_PRORATION = "past_due_proration"
+    CREDIT = "credit"
+
+
+class InvoiceStatus(StrEnum):
+    DRAFT = "DRAFT"
+    OPEN = "OPEN"
+    PAID = "PAID"
+    UNCOLLECTIBLE = "UNCOLLECTIBLE"
+    VOID = "VOID"
+
+
+class BillingReason(StrEnum):
+    SUBSCRIPTION_CREATE = "subscription_create"
+    SUBSCRIPTION_CYCLE = "subscription_cycle"
+    SUBSCRIPTION_UPDATE = "subscription_update"
+    SUBSCRIPTION_RESUME = "subscription_resume"
+
+
+@dataclass(frozen=True, slots=True)
+class InvoiceLine:
+    """One line; `credit` lines are negative. `proration` holds the formula's inputs when prorated."""
+
+    kind: LineKind
+    description: str
+    amount_cents: int
+    quantity: int
+    price_id: str
+    period_start: datetime
+    period_end: datetime
+    proration: ProrationInputs | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind.value,
+            "description": self.description,
+            "amount_cents": self.amount_cents,
+            "quantity": self.quantity,
+            "price_id": self.price_id,
+            "period_start": unix_seconds(self.period_start),
+            "period_end": unix_seconds(self.period_end),
+            "proration": None if self.proration is None else self.proration.as_dict(),
+        }
+
+
+def invoice_totals(lines: Iterable[InvoiceLine], rate: TaxRate | None) -> TaxAmounts:
+    """Subtotal = the sum of the lines, credits included; then the rate (DESIGN §9 formulas).
+
+    Spec: a subtotal below zero (credits larger than the charges) is not shown. Chosen: the subtotal
+    stays the true sum, tax and total are 0 — nothing is charged, nothing is paid back. Carrying the
+    unused credit to a later invoice is the caller's decision (it is -subtotal).
+    """
+    subtotal = sum(line.amount_cents for line in lines)
+    if subtotal <= 0:
+        return TaxAmounts(subtotal=subtotal, tax=0, total=0)
+    return apply_rate(subtotal, rate)
+
+
+def merchant_credit(total_cents: int, tax_cents: int) -> tuple[int, int]:
+    """(fee, net) of a paid invoice: fee = round_half_up(total × 0.029 + 30), net = max(0, total − fee − tax).
+
+    The tax is collected for the authority (merchant of record), so it is not the merchant's revenue.
+    The fee is at most what the tax leaves (DESIGN §9: a fee never exceeds what it is taken from), so a
+    tiny invoice's `subscription` balance transaction still adds up: fee + tax + net = total, always.
+    """
+    fee = min(transaction_fee(total_cents), max(0, total_cents - tax_cents))
+    return fee, max(0, total_cents - fee - tax_cents)
+
+
+def new_invoice_id() -> str:
+    """`si_` + 32 lowercase hex characters (spec identifier format), from a CSPRNG."""
+    return INVOICE_ID_PREFIX + secrets.token_hex(16)
+
+
+def unix_seconds(moment: datetime) -> int:
+    """Whole Unix seconds, without passing through a float."""
+    return (moment - _EPOCH) // timedelta(seconds=1)
+
+
+@dataclass(slots=True)
+class Invoice:
+    id: str
+    merchant_id: str
+    environment: Environment
+    subscription_id: str
+    customer_id: str
+    currency: str
+    lines: tuple[InvoiceLine, ...]
+    subtotal_cents: int
+    tax_cents: int
+    total_cents: int
+    tax_rate_id: str | None
+    status: InvoiceStatus
+    billing_reason: BillingReason
+    period_start: datetime
+    period_end: datetime
+    attempt_count: int
+    next_attempt_at: datetime | None
+    charge_id: str | None
+    paid_at: datetime | None
+    created: datetime
+    first_failed_at: datetime | None = None
+    """When the first attempt failed: the dunning schedule counts from it (DESIGN §9)."""
+    merchant_fee_cents: int | None = None
+    merchant_net_cents: int | None = None
+    """The merchant's credit once paid (`merchant_credit`); the ledger of part 4 books it."""
+
+    @classmethod
+    def draft(
+        cls,
+        invoice_id: str,
+        merchant_id: str,
+        environment: Environment,
+        subscription_id: str,
+        customer_id: str,
+        currency: str,
+        lines: Iterable[InvoiceLine],
+        rate: TaxRate | None,
+        billing_reason: BillingReason,
+        period_start: datetime,
+        period_end: datetime,
+        now: datetime,
+    ) -> Invoice:
+        """Invoice assembly: a DRAFT whose totals are those of `invoice_totals(lines, rate)`."""
+        kept = tuple(lines)
+        totals = invoice_totals(kept, rate)
+        return cls(
+            id=invoice_id,
+            merchant_id=merchant_id,
+            environment=environment,
+            subscription_id=subscription_id,
+            customer_id=customer_id,
+            currency=currency,
+            lines=kept,
+            subtotal_cents=totals.subtotal,
+            tax_cents=totals.tax,
+            total_cents=totals.total,
+            tax_rate_id=None if rate is None else rate.id,
+            status=InvoiceStatus.DRAFT,
+            billing_reason=billing_reason,
+            period_start=period_start,
+            period_end=period_end,
+            attempt_count=0,
+            next_attempt_at=None,
+            charge_id=None,
+            paid_at=None,
+            # Whole seconds: `created` is Unix seconds in the API.
+            created=now.replace(microsecond=0),
+        )
+
+    @property
+    def livemode(self) -> bool:
+        return self.environment.livemode
+
+    def ledger_entry(self) -> LedgerEntry | None:
+        """The `subscription` balance transaction of a PAID invoice (DESIGN §9): amount = total, its fee,
+        its tax and net, dated when it was paid; None before it is paid with its credit computed.
+
+        The fee is capped again at what the tax leaves, so an invoice paid before the cap (its stored fee
+        above that) still books a row whose fee + tax + net = total."""
+        if self.status is not InvoiceStatus.PAID or self.merchant_fee_cents is None or self.paid_at is None:
+            return None
+        tax = min(self.tax_cents, self.total_cents)
+        fee = min(self.merchant_fee_cents, self.total_cents - tax)
+        return subscription_entry(self.id, self.total_cents, fee, tax, self.currency, self.paid_at)
+
+    def open(self) -> None:
+        """Spec: DRAFT → OPEN once the invoice exists, before its first charge attempt — which is due at
+        once: a core that dies between saving the invoice and charging it leaves it due, so the next
+        billing run charges it (one charge per attempt number, by a unique index)."""
+        self._require(InvoiceStatus.DRAFT, action="opened")
+        self.status = InvoiceStatus.OPEN
+        self.next_attempt_at = self.created
+
+    def record_payment(self, charge_id: str, at: datetime) -> None:
+        """OPEN → PAID: the attempt's charge succeeded."""
+        self._require(InvoiceStatus.OPEN, action="paid")
+        self.attempt_count += 1
+        self.charge_id = charge_id
+        self.paid_at = at
+        self.next_attempt_at = None
+        self.status = InvoiceStatus.PAID
+
+    def record_failure(self, charge_id: str | None, at: datetime, next_attempt_at: datetime | None) -> None:
+        """A declined attempt: stays OPEN; `charge_id` names the latest attempt's charge (None: there was
+        no payment method to charge); `next_attempt_at` None means no retry left."""
+        self._require(InvoiceStatus.OPEN, action="retried")
+        if next_attempt_at is not None and next_attempt_at <= at:
+            raise ValueError("next_attempt_at must be after the failed attempt")
+        self.attempt_count += 1
+        self.charge_id = charge_id
+        self.next_attempt_at = next_attempt_at
+
+    def mark_uncollectible(self) -> None:
+        """Spec: OPEN → UNCOLLECTIBLE when all retries are exhausted."""
+        self._require(InvoiceStatus.OPEN, action="marked uncollectible")
+        self.next_attempt_at = None
+        self.status = InvoiceStatus.UNCOLLECTIBLE
+
+    def void(self) -> None:
+        """DESIGN §9: `POST /invoices/{id}/void` for a DRAFT or OPEN invoice."""
+        self._require(InvoiceStatus.DRAFT, InvoiceStatus.OPEN, action="voided")
+        self.next_attempt_at = None
+        self.status = InvoiceStatus.VOID
+
+    def settle_without_charge(self, at: datetime) -> None:
+        """A zero total is PAID at once, with no charge and no attempt counted (no card is touched)."""
+        self._require(InvoiceStatus.DRAFT, InvoiceStatus.OPEN, action="paid")
+        if self.total_cents != 0:
+            raise ValueError("only an invoice with a zero total is settled without a charge")
+        self.paid_at = at
+        self.next_attempt_at = None
+        self.status = InvoiceStatus.PAID
+
+    def _require(self, *allowed: InvoiceStatus, action: str) -> None:
+        if self.status not in allowed:
+            raise StateConflict(f"This invoice cannot be {action}; it is {self.status.value}.")

@@ -1,0 +1,120 @@
+"""What a subscription's invoice is made of: the item lines of a period, the pending prorations it takes,
+a proration line, and the dunning schedule for a declined one (DESIGN §9).
+
+Pure functions of explicit arguments, apart from the aggregate (subscription.py), so that its state
+machine reads as moves and the composition rules read, and test, without a subscription to build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from core_server.billing.domain.invoice import (
+    BillingReason,
+    Invoice,
+    InvoiceLine,
+    LineKind,
+    invoice_totals,
+    new_invoice_id,
+)
+from core_server.billing.domain.proration import Proration, ProrationInputs
+from core_server.billing.domain.subscription_item import PendingProration, SubscriptionItem
+from core_server.billing.domain.tax import TaxRate
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.money import MIN_AMOUNT
+
+RETRY_AFTER = (timedelta(days=3), timedelta(days=8), timedelta(days=15))
+"""DESIGN §9 dunning: retries 3, 8 and 15 days after the first failure; then UNCOLLECTIBLE and UNPAID."""
+
+
+def next_retry(first_failed_at: datetime, now: datetime) -> datetime | None:
+    """The next retry after a failure at `now`, counted from the first failure; None when none is left."""
+    retries = [first_failed_at + after for after in RETRY_AFTER]
+    return next((at for at in retries if at > now), None)
+
+
+def item_lines(items: Iterable[SubscriptionItem], start: datetime, end: datetime) -> list[InvoiceLine]:
+    """One line per item the period starting at `start` bills: the base item's, then add-ons'."""
+    return [
+        InvoiceLine(
+            kind=LineKind.SUBSCRIPTION if item.is_base_item else LineKind.ADDON,
+            description=f"{item.quantity} × {item.price_id}",
+            amount_cents=item.unit_amount_cents * item.quantity,
+            quantity=item.quantity,
+            price_id=item.price_id,
+            period_start=start,
+            period_end=end,
+            proration=None,
+        )
+        for item in items
+        if item.billed_in(start)
+    ]
+
+
+def billable(
+    lines: Sequence[InvoiceLine], waiting: Sequence[PendingProration], rate: TaxRate | None
+) -> list[PendingProration]:
+    """The pending prorations a period invoice takes: every charge, and each credit (oldest first)
+    as long as the total stays a chargeable amount. A credit that would take it below the smallest
+    charge waits for a later invoice, so no credit is ever lost and no charge is refused."""
+    taken = [p for p in waiting if p.line.amount_cents >= 0]
+    for credit in (p for p in waiting if p.line.amount_cents < 0):
+        trial = [*lines, *(p.line for p in taken), credit.line]
+        if invoice_totals(trial, rate).total >= MIN_AMOUNT:
+            taken.append(credit)
+    return taken
+
+
+def open_invoice(
+    merchant_id: str,
+    environment: Environment,
+    subscription_id: str,
+    customer_id: str,
+    currency: str,
+    lines: Sequence[InvoiceLine],
+    rate: TaxRate | None,
+    reason: BillingReason,
+    period_start: datetime,
+    period_end: datetime,
+    now: datetime,
+) -> Invoice:
+    """A new invoice under a fresh id, already OPEN: its first charge attempt is due at once."""
+    invoice = Invoice.draft(
+        new_invoice_id(),
+        merchant_id,
+        environment,
+        subscription_id,
+        customer_id,
+        currency,
+        lines,
+        rate,
+        reason,
+        period_start,
+        period_end,
+        now,
+    )
+    invoice.open()
+    return invoice
+
+
+def proration_line(
+    kind: LineKind,
+    description: str,
+    price_id: str,
+    proration: Proration,
+    period_start: datetime,
+    period_end: datetime,
+) -> InvoiceLine:
+    """The line of a proration: its amount, the moved quantity, and the formula's inputs."""
+    inputs: ProrationInputs = proration.inputs
+    return InvoiceLine(
+        kind=kind,
+        description=description,
+        amount_cents=proration.amount_cents,
+        quantity=abs(inputs.quantity_delta),
+        price_id=price_id,
+        period_start=period_start,
+        period_end=period_end,
+        proration=inputs,
+    )

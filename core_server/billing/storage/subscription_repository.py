@@ -1,0 +1,451 @@
+"""PgSubscriptionRepository: subscriptions with their items, pending prorations, invoices and notices;
+fenced saves; the billing run's due query and its claims."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import psycopg
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow
+
+from core_server.billing.application.subscription_ports import InvoiceQuery, SubscriptionQuery
+from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
+from core_server.billing.domain.invoice import Invoice
+from core_server.billing.domain.subscription import (
+    NOTICE_AHEAD,
+    UNPAID_GRACE,
+    Subscription,
+)
+from core_server.billing.domain.subscription_item import PendingProration, SubscriptionItem
+from core_server.billing.storage.subscription_rows import (
+    invoice_from_row,
+    item_from_row,
+    proration_from_row,
+    subscription_from_row,
+)
+from core_server.billing.storage.subscription_writes import create_statement, save_statement
+from core_server.db.errors import IdCollision, StaleFence, StorageError, wraps_psycopg_errors
+from core_server.db.pool import DbPool
+from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.application.pagination import Page
+from core_server.kernel.application.ports import FirstClaim, TurnWrite
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+
+PERIOD_INVOICE_INDEX = "invoices_one_per_period"
+"""The unique index of migration 0011: one create, cycle or resume invoice per (subscription, period)."""
+IDEMPOTENCY_KEY_INDEX = "subscriptions_idempotency_key"
+"""One subscription per Idempotency-Key of a tenant, even for creates that did not claim the key."""
+
+
+class PeriodAlreadyInvoiced(StorageError):
+    """A second invoice for a period that has one (invoices_one_per_period); nothing was written.
+
+    A subscription's saves are serialized by its fence, so this is a backstop against a double billing
+    turn rather than an answer a client can provoke."""
+
+
+BILLING_CLAIM = timedelta(minutes=5)
+# A run that is done with a subscription hands it back at once: the next step due (tomorrow's retry, a
+# sandbox clock moved on) is found by the next pass, not only after the claim lapses.
+_RELEASE_CLAIM = "UPDATE subscriptions SET billing_claimed_until = NULL WHERE id = %s"
+"""How long a batch claimed by one core's billing run is passed over by the others' (database time).
+
+Long enough for the run to apply a batch's steps; a core that dies mid-batch leaves its claims to lapse,
+and the next run takes the subscriptions over."""
+
+_ACTIVATE = "UPDATE subscriptions SET fence_token = fence_token + 1 WHERE id = %s RETURNING *"
+_TENANT = " WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
+_GET = "SELECT * FROM subscriptions" + _TENANT + " AND id = %(id)s"
+_FIND = "SELECT * FROM subscriptions WHERE id = %(id)s"
+_EXISTS = "SELECT 1 FROM subscriptions" + _TENANT + " AND id = %(id)s"
+_BY_KEY = "SELECT * FROM subscriptions" + _TENANT + " AND idempotency_key = %(key)s"
+# Every item, base first, then in the order they were added.
+_ITEMS = "SELECT * FROM subscription_items WHERE subscription_id = ANY(%s) ORDER BY is_base_item DESC, seq"
+_UNBILLED = "SELECT * FROM pending_prorations WHERE subscription_id = ANY(%s) AND NOT billed ORDER BY seq"
+_OPEN_INVOICES = "SELECT * FROM invoices WHERE subscription_id = ANY(%s) AND status = 'OPEN' ORDER BY seq"
+# The notices that still matter: those of the current period (or later) and every trial notice (a trial
+# happens once, so they are a handful); older periods' notices can never be due again.
+_NOTICES = """
+SELECT n.subscription_id, n.kind, n.announced
+  FROM subscription_notices n JOIN subscriptions s ON s.id = n.subscription_id
+ WHERE n.subscription_id = ANY(%(ids)s)
+   AND (n.announced >= s.current_period_start OR n.kind = %(trial_kind)s)"""
+# The newest paid invoice of a period (an update invoice bills prorations only, not a period).
+_LAST_PAID = """
+SELECT * FROM invoices
+ WHERE subscription_id = %s AND status = 'PAID'
+   AND billing_reason IN ('subscription_create', 'subscription_cycle', 'subscription_resume')
+ ORDER BY seq DESC LIMIT 1"""
+
+# Lists are newest first; the cursor row is the caller's own (checked before), so its seq bounds the page.
+_SUBSCRIPTION_FILTERS = (
+    " FROM subscriptions"
+    + _TENANT
+    + " AND (%(customer_id)s::text IS NULL OR customer_id = %(customer_id)s)"
+    + " AND (%(status)s::text IS NULL OR status = %(status)s)"
+    + " AND (%(price_id)s::text IS NULL OR price_id = %(price_id)s)"
+)
+_LIST = (
+    "SELECT *"
+    + _SUBSCRIPTION_FILTERS
+    + " AND (%(starting_after)s::text IS NULL"
+    + " OR seq < (SELECT seq FROM subscriptions WHERE id = %(starting_after)s::text))"
+    + " ORDER BY seq DESC LIMIT %(fetch)s"
+)
+_COUNT = "SELECT count(*) AS n" + _SUBSCRIPTION_FILTERS
+
+_INVOICE_GET = "SELECT * FROM invoices" + _TENANT + " AND id = %(id)s"
+_INVOICE_EXISTS = "SELECT 1 FROM invoices" + _TENANT + " AND id = %(id)s"
+_INVOICE_FILTERS = (
+    " FROM invoices"
+    + _TENANT
+    + " AND (%(subscription_id)s::text IS NULL OR subscription_id = %(subscription_id)s)"
+    + " AND (%(customer_id)s::text IS NULL OR customer_id = %(customer_id)s)"
+    + " AND (%(status)s::text IS NULL OR status = %(status)s)"
+)
+_INVOICE_LIST = (
+    "SELECT *"
+    + _INVOICE_FILTERS
+    + " AND (%(starting_after)s::text IS NULL"
+    + " OR seq < (SELECT seq FROM invoices WHERE id = %(starting_after)s::text))"
+    + " ORDER BY seq DESC LIMIT %(fetch)s"
+)
+_INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
+
+# -- the billing run's due query ---------------------------------------------------------------------------
+# A subscription is due when the earliest step of billing_run.next_step falls at or before its merchant's
+# time m = real time + the sandbox clock's offset (TEST subscriptions of a merchant who advanced it; LIVE
+# and everyone else: real time). Durations arrive in seconds, never as days, so that the session's time
+# zone cannot stretch a day around a DST change; midnights are 00:00 UTC, like the daily task's.
+_AHEAD = "(%(notice_ahead)s::bigint * interval '1 second')"
+_GRACE = "(%(unpaid_grace)s::bigint * interval '1 second')"
+
+
+def _next_midnight(moment: str) -> str:
+    """billing_run.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
+    day = "date_trunc('day', " + moment + ", 'UTC')"
+    return (
+        "("
+        + day
+        + " + CASE WHEN "
+        + day
+        + " < "
+        + moment
+        + " THEN interval '24 hours' ELSE interval '0' END)"
+    )
+
+
+def _not_announced(kind: str, end: str) -> str:
+    return (
+        "NOT EXISTS (SELECT 1 FROM subscription_notices sn WHERE sn.subscription_id = s.id"
+        " AND sn.kind = " + kind + " AND sn.announced = " + end + ")"
+    )
+
+
+# For `subscriptions s`: m.at, the merchant's time, and due.at, the subscription's earliest step (NULL when
+# none). Each CASE is one candidate of next_step, with notice_time's rule (the first midnight at or after
+# max(end − 3 days, start), only if it falls before the end; once per end, by subscription_notices).
+_DUE_AT = (
+    """
+  LEFT JOIN test_clocks tc ON s.environment = 'test' AND tc.merchant_id = s.merchant_id
+  CROSS JOIN LATERAL (SELECT %(now)s::timestamptz + coalesce(tc.time_offset, interval '0') AS at) m
+  CROSS JOIN LATERAL (SELECT """
+    + _next_midnight("greatest(s.trial_end - " + _AHEAD + ", s.trial_start)")
+    + " AS trial, "
+    + _next_midnight("greatest(s.current_period_end - " + _AHEAD + ", s.current_period_start)")
+    + """ AS upcoming) notice
+  CROSS JOIN LATERAL (SELECT least(
+      CASE WHEN s.status = 'TRIALING' THEN s.trial_end END,
+      CASE WHEN s.status = 'TRIALING' AND notice.trial < s.trial_end AND """
+    + _not_announced("%(trial_kind)s", "s.trial_end")
+    + """
+           THEN notice.trial END,
+      CASE WHEN s.status = 'ACTIVE' THEN s.current_period_end END,
+      CASE WHEN s.status = 'ACTIVE' AND NOT s.cancel_at_period_end AND notice.upcoming < s.current_period_end
+            AND """
+    + _not_announced("%(upcoming_kind)s", "s.current_period_end")
+    + """
+           THEN notice.upcoming END,
+      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') THEN
+        (SELECT min(i.next_attempt_at) FROM invoices i
+          WHERE i.subscription_id = s.id AND i.status = 'OPEN') END,
+      CASE WHEN s.status = 'UNPAID' THEN s.unpaid_at + """
+    + _GRACE
+    + """ END) AS at) due"""
+)
+
+# Every subscription that can be due at real time, each branch a range scan of a partial index of 0012
+# (a notice falls at most 3 days before its end), and every open TEST subscription of a merchant whose
+# sandbox clock moved (offsets are never negative, so what is due at real time is due at m too).
+_CANDIDATES = (
+    """
+candidates AS (
+  SELECT id FROM subscriptions WHERE status = 'TRIALING' AND trial_end <= %(now)s + """
+    + _AHEAD
+    + """
+  UNION SELECT id FROM subscriptions WHERE status = 'ACTIVE' AND current_period_end <= %(now)s + """
+    + _AHEAD
+    + """
+  UNION SELECT id FROM subscriptions WHERE status = 'UNPAID' AND unpaid_at <= %(now)s - """
+    + _GRACE
+    + """
+  UNION SELECT subscription_id FROM invoices WHERE status = 'OPEN' AND next_attempt_at <= %(now)s
+  UNION SELECT s.id FROM test_clocks tc
+          JOIN subscriptions s ON s.merchant_id = tc.merchant_id AND s.environment = 'test'
+         WHERE s.status <> 'CANCELED'
+)"""
+)
+
+# The periodic run: the earliest-due batch not claimed by another core, claimed now. SKIP LOCKED passes
+# over the rows another core is claiming this moment; one it claimed and committed fails the claim test
+# when re-checked, so two cores never return the same subscription while a claim holds.
+_CLAIM_DUE = (
+    "WITH"
+    + _CANDIDATES
+    + """
+UPDATE subscriptions SET billing_claimed_until = now() + %(claim)s::bigint * interval '1 second'
+ WHERE id IN (
+   SELECT s.id FROM candidates c JOIN subscriptions s ON s.id = c.id"""
+    + _DUE_AT
+    + """
+    WHERE due.at <= m.at AND (s.billing_claimed_until IS NULL OR s.billing_claimed_until < now())
+    ORDER BY due.at, s.seq
+    LIMIT %(limit)s
+    FOR UPDATE OF s SKIP LOCKED)
+RETURNING id"""
+)
+
+# After one merchant's sandbox clock moved: all its due subscriptions of that environment, claimed or
+# not (the advance must see every step it made due; the actor serializes the runs of one subscription).
+_OWNER_DUE = (
+    "SELECT s.id FROM subscriptions s"
+    + _DUE_AT
+    + """
+ WHERE s.merchant_id = %(merchant_id)s AND s.environment = %(environment)s AND s.status <> 'CANCELED'
+   AND due.at <= m.at
+ ORDER BY due.at, s.seq
+ LIMIT %(limit)s"""
+)
+
+
+def _due_params(real_now: datetime, limit: int, owner: Owner | None, claim: timedelta) -> dict[str, Any]:
+    return {
+        "now": real_now,
+        "limit": limit,
+        "notice_ahead": NOTICE_AHEAD // timedelta(seconds=1),
+        "unpaid_grace": UNPAID_GRACE // timedelta(seconds=1),
+        "claim": claim // timedelta(seconds=1),
+        "trial_kind": TRIAL_WILL_END,
+        "upcoming_kind": INVOICE_UPCOMING,
+        "merchant_id": owner.merchant_id if owner else None,
+        "environment": owner.environment.value if owner else None,
+    }
+
+
+def _tenant(merchant_id: str, environment: Environment, object_id: str) -> dict[str, Any]:
+    return {"merchant_id": merchant_id, "environment": environment.value, "id": object_id}
+
+
+class PgSubscriptionRepository:
+    def __init__(
+        self,
+        pool: DbPool,
+        claims: PgIdempotencyStore | None = None,
+        *,
+        billing_claim: timedelta = BILLING_CLAIM,
+    ) -> None:
+        self._pool = pool
+        # BILLING_CLAIM_SECONDS: how long a dead core's claimed batch waits before another run takes it.
+        self._billing_claim = billing_claim
+        # Keys the fingerprints of first claims exactly as the idempotency store keys its own.
+        self._claims = claims or PgIdempotencyStore(pool)
+
+    @wraps_psycopg_errors
+    async def insert_new(
+        self, subscription: Subscription, write: TurnWrite, claim: FirstClaim | None
+    ) -> bool:
+        claim_params = self._claims.first_claim_params(claim) if claim is not None else None
+        statement, params = create_statement(subscription, write, claim_params)
+        try:
+            async with self._pool.connection() as conn:
+                row = await (await conn.execute(statement, params)).fetchone()
+        except psycopg.errors.UniqueViolation as exc:
+            if exc.diag.constraint_name == "subscriptions_pkey":
+                raise IdCollision(subscription.id) from exc
+            if exc.diag.constraint_name == IDEMPOTENCY_KEY_INDEX:
+                return False  # a concurrent create with this key wrote its subscription first
+            raise _period_taken(exc, subscription) from exc
+        return bool(row and row["written"])
+
+    @wraps_psycopg_errors
+    async def load_for_activation(self, subscription_id: str) -> tuple[Subscription, int] | None:
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_ACTIVATE, (subscription_id,))).fetchone()
+            if row is None:
+                return None
+            subscription = (await _hydrate(conn, [row]))[0]
+            return subscription, row["fence_token"]
+
+    @wraps_psycopg_errors
+    async def save(self, subscription: Subscription, fence: int, write: TurnWrite) -> None:
+        statement, params = save_statement(subscription, fence, write)
+        try:
+            async with self._pool.connection() as conn:
+                row = await (await conn.execute(statement, params)).fetchone()
+        except psycopg.errors.UniqueViolation as exc:
+            raise _period_taken(exc, subscription) from exc
+        if not row or row["written"] != 1:
+            raise StaleFence(f"subscription {subscription.id}: fence {fence} is no longer current")
+
+    @wraps_psycopg_errors
+    async def get(
+        self, merchant_id: str, environment: Environment, subscription_id: str
+    ) -> Subscription | None:
+        return await self._one(_GET, _tenant(merchant_id, environment, subscription_id))
+
+    @wraps_psycopg_errors
+    async def release_billing_claim(self, subscription_id: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(_RELEASE_CLAIM, (subscription_id,))
+
+    @wraps_psycopg_errors
+    async def find(self, subscription_id: str) -> Subscription | None:
+        return await self._one(_FIND, {"id": subscription_id})
+
+    @wraps_psycopg_errors
+    async def due_for_billing(self, real_now: datetime, limit: int, owner: Owner | None) -> Sequence[str]:
+        """Without `owner`, the batch is claimed for the billing claim (BILLING_CLAIM unless configured):
+        the same call (from this core or another) passes it over until the claim lapses, so a batch is
+        worked on by one core at a time and the run's next call takes the next batch."""
+        statement = _CLAIM_DUE if owner is None else _OWNER_DUE
+        async with self._pool.connection() as conn:
+            rows = await (
+                await conn.execute(statement, _due_params(real_now, limit, owner, self._billing_claim))
+            ).fetchall()
+        return [row["id"] for row in rows]
+
+    @wraps_psycopg_errors
+    async def find_by_idempotency_key(
+        self, merchant_id: str, environment: Environment, key: str
+    ) -> Subscription | None:
+        params = {"merchant_id": merchant_id, "environment": environment.value, "key": key}
+        return await self._one(_BY_KEY, params)
+
+    @wraps_psycopg_errors
+    async def list(self, query: SubscriptionQuery) -> Page[Subscription]:
+        params = {
+            "merchant_id": query.merchant_id,
+            "environment": query.environment.value,
+            "customer_id": query.customer_id,
+            "status": query.status,
+            "price_id": query.price_id,
+            "starting_after": query.starting_after,
+            "fetch": query.limit + 1,
+        }
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+            rows = await (await conn.execute(_LIST, params)).fetchall()
+            count = await (await conn.execute(_COUNT, params)).fetchone()
+            subscriptions = await _hydrate(conn, rows)
+        total = int(count["n"]) if count else 0
+        return Page.of(subscriptions, query.limit, total_count=total)
+
+    @wraps_psycopg_errors
+    async def exists(self, merchant_id: str, environment: Environment, subscription_id: str) -> bool:
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute(_EXISTS, _tenant(merchant_id, environment, subscription_id))
+            return await cursor.fetchone() is not None
+
+    @wraps_psycopg_errors
+    async def get_invoice(
+        self, merchant_id: str, environment: Environment, invoice_id: str
+    ) -> Invoice | None:
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute(_INVOICE_GET, _tenant(merchant_id, environment, invoice_id))
+            row = await cursor.fetchone()
+        return invoice_from_row(row) if row else None
+
+    @wraps_psycopg_errors
+    async def list_invoices(self, query: InvoiceQuery) -> Page[Invoice]:
+        params = {
+            "merchant_id": query.merchant_id,
+            "environment": query.environment.value,
+            "subscription_id": query.subscription_id,
+            "customer_id": query.customer_id,
+            "status": query.status,
+            "starting_after": query.starting_after,
+            "fetch": query.limit + 1,
+        }
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+            rows = await (await conn.execute(_INVOICE_LIST, params)).fetchall()
+            count = await (await conn.execute(_INVOICE_COUNT, params)).fetchone()
+        total = int(count["n"]) if count else 0
+        return Page.of([invoice_from_row(row) for row in rows], query.limit, total_count=total)
+
+    @wraps_psycopg_errors
+    async def invoice_exists(self, merchant_id: str, environment: Environment, invoice_id: str) -> bool:
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute(_INVOICE_EXISTS, _tenant(merchant_id, environment, invoice_id))
+            return await cursor.fetchone() is not None
+
+    @wraps_psycopg_errors
+    async def last_paid_invoice(self, subscription_id: str) -> Invoice | None:
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_LAST_PAID, (subscription_id,))).fetchone()
+        return invoice_from_row(row) if row else None
+
+    @wraps_psycopg_errors
+    async def open_invoices(self, subscription_id: str) -> Sequence[Invoice]:
+        async with self._pool.connection() as conn:
+            rows = await (await conn.execute(_OPEN_INVOICES, ([subscription_id],))).fetchall()
+        return [invoice_from_row(row) for row in rows]
+
+    async def _one(self, query: str, params: dict[str, Any]) -> Subscription | None:
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(query, params)).fetchone()
+            if row is None:
+                return None
+            return (await _hydrate(conn, [row]))[0]
+
+
+async def _hydrate(
+    conn: AsyncConnection[DictRow], rows: builtins.list[DictRow]
+) -> builtins.list[Subscription]:
+    """Attaches every item, the unbilled prorations, the OPEN invoices and the notices that still matter,
+    four queries for the page."""
+    if not rows:
+        return []
+    ids = [row["id"] for row in rows]
+    environments = {row["id"]: Environment(row["environment"]) for row in rows}
+    items: dict[str, builtins.list[SubscriptionItem]] = {sub_id: [] for sub_id in ids}
+    prorations: dict[str, builtins.list[PendingProration]] = {sub_id: [] for sub_id in ids}
+    invoices: dict[str, builtins.list[Invoice]] = {sub_id: [] for sub_id in ids}
+    notices: dict[str, set[tuple[str, datetime]]] = {sub_id: set() for sub_id in ids}
+    for item_row in await (await conn.execute(_ITEMS, (ids,))).fetchall():
+        owner = item_row["subscription_id"]
+        items[owner].append(item_from_row(item_row, environments[owner]))
+    for proration_row in await (await conn.execute(_UNBILLED, (ids,))).fetchall():
+        prorations[proration_row["subscription_id"]].append(proration_from_row(proration_row))
+    for invoice_row in await (await conn.execute(_OPEN_INVOICES, (ids,))).fetchall():
+        invoices[invoice_row["subscription_id"]].append(invoice_from_row(invoice_row))
+    notice_params = {"ids": ids, "trial_kind": TRIAL_WILL_END}
+    for notice_row in await (await conn.execute(_NOTICES, notice_params)).fetchall():
+        notices[notice_row["subscription_id"]].add((notice_row["kind"], notice_row["announced"]))
+    return [
+        subscription_from_row(
+            row, items[row["id"]], prorations[row["id"]], invoices[row["id"]], notices[row["id"]]
+        )
+        for row in rows
+    ]
+
+
+def _period_taken(exc: psycopg.errors.UniqueViolation, subscription: Subscription) -> Exception:
+    """The period index's violation as a storage error; any other unique violation is not ours to name."""
+    if exc.diag.constraint_name == PERIOD_INVOICE_INDEX:
+        return PeriodAlreadyInvoiced(f"subscription {subscription.id}: its period is invoiced already")
+    return StorageError(f"subscription {subscription.id}: {exc.diag.constraint_name} refused the write")

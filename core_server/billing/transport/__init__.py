@@ -1,0 +1,1 @@
+"""gRPC servicers of the catalog and customers, and their protobuf mapping."""

@@ -1,0 +1,124 @@
+"""The shared async connection pool: opened at start, closed at shutdown."""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+from typing import Any, TypeAlias
+
+from psycopg import AsyncConnection
+from psycopg.rows import DictRow, dict_row
+from psycopg_pool import AsyncConnectionPool
+
+DbPool: TypeAlias = AsyncConnectionPool[AsyncConnection[DictRow]]
+"""The pool `open_pool` returns: its connections make `dict_row`s, so a fetched row is a `dict[str, Any]`."""
+
+RECONNECT_GIVE_UP_SECONDS = 2.0
+"""After start, how long one background reconnection keeps backing off (1 s, 2 s, …) before it gives up.
+
+psycopg_pool's backoff doubles without a cap for `reconnect_timeout` (5 minutes by default), so after a
+PostgreSQL restart the pool could sit out a long delay while the server is back. Giving up early hands
+reconnection to demand: the next request that finds no connection starts a new attempt at once.
+"""
+
+
+STATEMENT_TIMEOUT_SECONDS = 10.0
+IDLE_IN_TRANSACTION_TIMEOUT_SECONDS = 15.0
+KEEPALIVE_IDLE_SECONDS = 5
+"""The defaults of DB_STATEMENT_TIMEOUT_SECONDS, DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS and
+DB_KEEPALIVE_IDLE_SECONDS (README, Configuration)."""
+KEEPALIVE_INTERVAL_SECONDS = 2
+KEEPALIVE_COUNT = 3
+CLIENT_CHECK_MS = 1000
+"""PostgreSQL checks this often whether the client of a running statement is still connected."""
+
+
+def session_options(statement_timeout: float, idle_in_transaction_timeout: float) -> dict[str, Any]:
+    """Connection parameters that bound how long a connection can hold a turn (README, Failure behaviour).
+
+    A statement (or a lock wait) ends after `statement_timeout` and an abandoned transaction after
+    `idle_in_transaction_timeout`, both below the Idempotency-Key claim's lease, so no write can commit
+    after a retry took its claim over. TCP keepalives find a half-open socket (a vanished host) in
+    idle + interval × count seconds instead of the system's two hours, and `client_connection_check_interval`
+    lets PostgreSQL cancel the statement of a client that died (a SIGKILLed core) instead of running it
+    to its end with the claim's row locked.
+    """
+    options = (
+        f"-c statement_timeout={round(statement_timeout * 1000)}"
+        f" -c idle_in_transaction_session_timeout={round(idle_in_transaction_timeout * 1000)}"
+        f" -c client_connection_check_interval={CLIENT_CHECK_MS}"
+    )
+    return {"options": options, "keepalives": 1}
+
+
+RECENTLY_USED_SECONDS = 1.0
+"""A connection handed back within this long is given out again without the validating round trip."""
+
+_returned_at: weakref.WeakKeyDictionary[AsyncConnection[Any], float] = weakref.WeakKeyDictionary()
+
+
+async def _note_return(conn: AsyncConnection[Any]) -> None:
+    _returned_at[conn] = time.monotonic()
+
+
+async def _check_if_idle(conn: AsyncConnection[Any]) -> None:
+    """psycopg_pool's check (an empty query), skipped for a connection that worked a moment ago.
+
+    Under load every checkout used to pay that extra round trip (a quarter of a create's). A connection
+    that just finished a statement is almost surely alive; if the server died in that second, the one
+    request holding it fails as UNAVAILABLE and the pool drops the broken connection, exactly as for a
+    request that was mid-statement when it died. Connections idle for longer are still checked, so a
+    restart after a quiet spell costs nothing.
+    """
+    returned = _returned_at.get(conn)
+    if returned is not None and time.monotonic() - returned < RECENTLY_USED_SECONDS:
+        return
+    await AsyncConnectionPool.check_connection(conn)
+
+
+async def open_pool(
+    dsn: str,
+    *,
+    min_size: int = 2,
+    max_size: int = 20,
+    timeout: float = 5.0,  # noqa: ASYNC109 - the pool's own wait bound, passed to psycopg_pool
+    statement_timeout: float = STATEMENT_TIMEOUT_SECONDS,
+    idle_in_transaction_timeout: float = IDLE_IN_TRANSACTION_TIMEOUT_SECONDS,
+    keepalive_idle: int = KEEPALIVE_IDLE_SECONDS,
+) -> DbPool:
+    """Autocommit connections; writes that must be atomic open `conn.transaction()` explicitly.
+
+    `check` validates a connection on checkout (unless it was in use a moment ago, _check_if_idle), so a
+    PostgreSQL restart costs a failed request per connection at most, not a pool full of dead sockets.
+    `timeout` bounds the wait for a connection (a request answers UNAVAILABLE after it while PostgreSQL
+    is down) and each connection attempt, so an unreachable host cannot hold reconnection up for the
+    operating system's TCP time-out. Every connection carries `session_options`.
+    """
+    session = session_options(statement_timeout, idle_in_transaction_timeout)
+    keepalive = {
+        "keepalives_idle": keepalive_idle,
+        "keepalives_interval": KEEPALIVE_INTERVAL_SECONDS,
+        "keepalives_count": KEEPALIVE_COUNT,
+    }
+    # The type argument only informs the type checker; the connections are what `row_factory` makes.
+    pool = AsyncConnectionPool[AsyncConnection[DictRow]](
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        timeout=timeout,
+        open=False,
+        check=_check_if_idle,
+        reset=_note_return,
+        kwargs={
+            "autocommit": True,
+            "row_factory": dict_row,
+            "connect_timeout": max(2, math.ceil(timeout)),
+            **session,
+            **keepalive,
+        },
+    )
+    # At start PostgreSQL may still be booting: the default patience applies until the pool is full.
+    await pool.open(wait=True, timeout=max(timeout * 6, 30.0))
+    pool.reconnect_timeout = RECONNECT_GIVE_UP_SECONDS
+    return pool

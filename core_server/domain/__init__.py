@@ -1,1 +1,0 @@
-"""Pure payment rules: stdlib only, no I/O, no clock reads."""

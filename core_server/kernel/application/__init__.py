@@ -1,0 +1,1 @@
+"""Ports and use-case machinery every context shares: clocks, idempotency, owners, timer sweeps."""

@@ -1,0 +1,15 @@
+"""Domain events: what happened to one aggregate, kept on it until its turn commits them to the outbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DomainEvent:
+    """`type` is the spec's event type (`charge.completed`); the application renders the payload."""
+
+    type: str
+    object_id: str
+    occurred_at: datetime

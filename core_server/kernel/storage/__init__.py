@@ -1,0 +1,1 @@
+"""PostgreSQL adapters every context shares: idempotency keys and the transactional outbox."""

@@ -1,0 +1,61 @@
+"""PgClockOffsets: each merchant's TEST clock offset, cached per process and dropped on every change.
+
+Every TEST request resolves its merchant's clock, so the offset is cached: a miss costs one query, and
+an advance (rare) NOTIFYs every core on CLOCK_CHANNEL in its own transaction; each core's listener then
+drops its whole cache (and drops it again after reconnecting, since a NOTIFY may have been missed).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from core_server.db.errors import wraps_psycopg_errors
+from core_server.db.pool import DbPool
+from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
+
+CLOCK_CHANNEL = "test_clocks"
+
+_GET = "SELECT time_offset FROM test_clocks WHERE merchant_id = %(merchant_id)s"
+# Forward only: the offset never shrinks, even if two advances race. The delivery channel is woken
+# too: webhook retries of this merchant may have fallen due.
+_SET = """
+WITH stored AS (
+  INSERT INTO test_clocks (merchant_id, time_offset) VALUES (%(merchant_id)s, %(offset)s)
+  ON CONFLICT (merchant_id) DO UPDATE
+     SET time_offset = GREATEST(test_clocks.time_offset, EXCLUDED.time_offset), updated_at = now()
+  RETURNING 1
+)
+SELECT pg_notify('test_clocks', %(merchant_id)s), pg_notify('webhook_deliveries', '') FROM stored
+"""
+assert CLOCK_CHANNEL in _SET and DELIVERY_CHANNEL in _SET
+
+
+class PgClockOffsets:
+    def __init__(self, pool: DbPool) -> None:
+        self._pool = pool
+        self._cache: dict[str, timedelta] = {}
+        self._generation = 0  # bumped by forget(): a read that raced a change is not cached
+
+    @wraps_psycopg_errors
+    async def get(self, merchant_id: str) -> timedelta:
+        cached = self._cache.get(merchant_id)
+        if cached is not None:
+            return cached
+        generation = self._generation
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_GET, {"merchant_id": merchant_id})).fetchone()
+        offset: timedelta = row["time_offset"] if row else timedelta(0)
+        if generation == self._generation:
+            self._cache[merchant_id] = offset
+        return offset
+
+    @wraps_psycopg_errors
+    async def set(self, merchant_id: str, offset: timedelta) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(_SET, {"merchant_id": merchant_id, "offset": offset})
+        self.forget()
+
+    def forget(self) -> None:
+        """Called on every NOTIFY of CLOCK_CHANNEL and after the listener reconnects."""
+        self._generation += 1
+        self._cache.clear()

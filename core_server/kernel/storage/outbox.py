@@ -1,0 +1,132 @@
+"""The transactional outbox: events and their deliveries written by the statement that changes the state.
+
+Any context publishes events the same way: the statement that writes its aggregate names that write
+`written_row` (a CTE that RETURNs the row when the write happened), adds OUTBOX_CTES, and selects
+NOTIFY_COLUMN. The events are logged only if `written_row` has a row; each is queued for every endpoint
+of the merchant and environment that is not disabled and subscribes to its type (`*` or the exact type);
+the wake-up NOTIFY goes out only if a delivery was queued, and PostgreSQL sends it at commit, so a
+rolled-back change emits nothing and wakes nobody. This SQL is the one place that decides which
+endpoints receive an event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+
+from core_server.kernel.application.outbox import OutboxEvent
+from core_server.kernel.domain.environment import Environment
+
+DELIVERY_CHANNEL = "webhook_deliveries"
+"""The NOTIFY channel the dispatchers LISTEN on; the payload is empty (the rows are the message)."""
+
+# Parameter arrays carry any number of events, so one statement text serves every write.
+# Endpoints are locked FOR KEY SHARE: a concurrent DELETE cannot commit between this read and the
+# delivery insert (whose foreign key would then fail the whole state change); PATCHes are not blocked.
+# Delivery ids match new_webhook_delivery_id()'s shape (whd_ + 24 alphanumerics), from PostgreSQL's
+# CSPRNG (gen_random_uuid, ~136 random bits here), as many as there are endpoints.
+OUTBOX_CTES = """
+outbox_event AS (
+  INSERT INTO events (id, merchant_id, environment, type, object_id, payload, created_at)
+  SELECT e.id, %(event_merchant_id)s, %(event_environment)s, e.type, e.object_id, e.payload, e.created_at
+    FROM written_row,
+         unnest(%(event_ids)s::text[], %(event_types)s::text[], %(event_object_ids)s::text[],
+                %(event_payloads)s::jsonb[], %(event_times)s::timestamptz[])
+           AS e(id, type, object_id, payload, created_at)
+  RETURNING id, type, created_at
+),
+outbox_deliveries AS (
+  INSERT INTO webhook_deliveries (id, event_id, endpoint_id, status, next_attempt_at, created_at)
+  SELECT 'whd_' || left(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()),
+                                         'base64'), '+/=', 'pQz'), 24),
+         ev.id, ep.id, 'pending', ev.created_at, ev.created_at
+    FROM outbox_event ev
+    JOIN LATERAL (
+      SELECT id, events FROM webhook_endpoints
+       WHERE merchant_id = %(event_merchant_id)s AND environment = %(event_environment)s
+         AND status <> 'disabled'
+       ORDER BY id
+       FOR KEY SHARE
+    ) ep ON ep.events && ARRAY['*', ev.type]
+  ON CONFLICT (event_id, endpoint_id) DO NOTHING
+  RETURNING 1
+)"""
+
+NOTIFY_COLUMN = (
+    "CASE WHEN EXISTS (SELECT 1 FROM outbox_deliveries) THEN pg_notify('webhook_deliveries', '') END"
+    " AS notified"
+)
+"""A select-list column of the main query: data-modifying CTEs always run, a NOTIFY must be asked for."""
+
+# Events with no state change of their own (a notice, a test's backlog): `written_row` always has a row.
+_APPEND = (
+    "WITH written_row AS (SELECT 1),"
+    + OUTBOX_CTES
+    + "\nSELECT (SELECT count(*) FROM outbox_deliveries) AS queued, "
+    + NOTIFY_COLUMN
+)
+
+# A resend: a fresh first attempt due now for every endpoint receiving the event's type now. If an
+# attempt is in flight its lease stays, so the pair is not sent twice at once, and `requeued` tells
+# that attempt's record not to close the delivery.
+REQUEUE = """
+WITH receivers AS (
+  SELECT id FROM webhook_endpoints
+   WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s AND status <> 'disabled'
+     AND events && ARRAY['*', %(event_type)s]
+   ORDER BY id
+   FOR KEY SHARE
+),
+queued AS (
+  INSERT INTO webhook_deliveries AS d (id, event_id, endpoint_id, status, next_attempt_at, created_at)
+  SELECT 'whd_' || left(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()),
+                                         'base64'), '+/=', 'pQz'), 24),
+         %(event_id)s, receivers.id, 'pending', %(due)s, %(due)s
+    FROM receivers
+  ON CONFLICT (event_id, endpoint_id) DO UPDATE
+     SET status = 'pending', attempt_count = 0, next_attempt_at = EXCLUDED.next_attempt_at,
+         requeued = d.locked_until IS NOT NULL AND d.locked_until > EXCLUDED.next_attempt_at,
+         updated_at = now()
+  RETURNING d.id
+)
+SELECT id, pg_notify('webhook_deliveries', '') FROM queued
+"""
+
+
+def event_params(merchant_id: str, environment: Environment, events: Sequence[OutboxEvent]) -> dict[str, Any]:
+    """The parameters of OUTBOX_CTES (prefixed `event_`, beside the aggregate's own)."""
+    return {
+        "event_merchant_id": merchant_id,
+        "event_environment": environment.value,
+        "event_ids": [e.id for e in events],
+        "event_types": [e.type for e in events],
+        "event_object_ids": [e.object_id for e in events],
+        "event_payloads": [Jsonb(e.payload) for e in events],
+        "event_times": [e.created_at for e in events],
+    }
+
+
+async def append_events(
+    conn: AsyncConnection[Any], merchant_id: str, environment: Environment, events: Sequence[OutboxEvent]
+) -> int:
+    """Logs events that change no aggregate, in the caller's transaction; returns the deliveries queued."""
+    if not events:
+        return 0
+    row = await (await conn.execute(_APPEND, event_params(merchant_id, environment, events))).fetchone()
+    return int(row["queued"]) if row else 0
+
+
+def requeue_params(
+    event_id: str, event_type: str, merchant_id: str, environment: Environment, due: datetime
+) -> dict[str, Any]:
+    return {
+        "event_id": event_id,
+        "event_type": event_type,
+        "merchant_id": merchant_id,
+        "environment": environment.value,
+        "due": due,
+    }

@@ -1,0 +1,1 @@
+"""Protobuf mapping every context shares: environments, callers, idempotency keys, timestamps."""

@@ -1,0 +1,47 @@
+"""TestClockServicer: read and advance the caller's sandbox clock (DESIGN §9)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import grpc
+from connect.v1 import test_clock_pb2, test_clock_service_pb2_grpc
+from connect.v1 import test_clock_service_pb2 as pb
+
+from core_server.kernel.application.clocks import TestClockService
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller, unix
+from core_server.rpc.status import answer, rpc
+
+
+def _clock(now: datetime) -> test_clock_pb2.TestClock:
+    return test_clock_pb2.TestClock(now=unix(now))
+
+
+class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):
+    def __init__(self, clocks: TestClockService, runner: IdempotentRunner) -> None:
+        self._clocks = clocks
+        self._runner = runner
+
+    @rpc
+    async def GetTestClock(
+        self, request: pb.GetTestClockRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetTestClockResponse:
+        now = await self._clocks.now(owner_from_caller(request.caller))
+        return pb.GetTestClockResponse(clock=_clock(now))
+
+    @rpc
+    async def AdvanceTestClock(
+        self, request: pb.AdvanceTestClockRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AdvanceTestClockResponse:
+        owner = owner_from_caller(request.caller)
+
+        async def operation(_claim: object) -> pb.AdvanceTestClockResponse:
+            return pb.AdvanceTestClockResponse(clock=_clock(await self._clocks.advance(owner, request.to)))
+
+        result = await self._runner.run(
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda response: response.SerializeToString(),
+            operation,
+        )
+        return answer(context, pb.AdvanceTestClockResponse, result, lambda fresh: fresh)

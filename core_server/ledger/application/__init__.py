@@ -1,0 +1,1 @@
+"""The ledger's use cases: the balance, the list of balance transactions, reconciliation."""

@@ -1,0 +1,1 @@
+"""Pure rules of the ledger: availability, balances per currency, reconciliation findings."""

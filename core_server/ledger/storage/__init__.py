@@ -1,0 +1,1 @@
+"""The ledger's reads of balance_transactions and the movements they must match."""

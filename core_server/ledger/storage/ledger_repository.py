@@ -1,0 +1,270 @@
+"""PgLedgerRepository: balances, lists and reconciliation over balance_transactions.
+
+The ledger only reads: its rows are written by the statements that move the money (the kernel's
+ledger_rows CTE, in the charge's and the subscription's saves). Reconciliation reads the movements'
+own tables (charges, refunds, disputes, invoices) as well — a read of what another context wrote, for
+an operator's proof; nothing here writes them — and runs its two proofs in one REPEATABLE READ snapshot,
+so a movement committing meanwhile is either in both or in neither.
+
+The balance is summed from the rows on every read (an index range of one merchant's environment). A
+running total per currency would be cheaper for a merchant with millions of rows; then reconciliation's
+first proof is the one that checks it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from core_server.db.errors import wraps_psycopg_errors
+from core_server.db.pool import DbPool
+from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.pagination import Page
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ledger import TransactionType
+from core_server.ledger.application.ports import TransactionQuery
+from core_server.ledger.domain.balance import BalanceTransaction, CurrencyTotals, status_at
+from core_server.ledger.domain.reconciliation import BalanceLine, Finding, FindingKind
+
+_TOTALS = """
+SELECT currency,
+       coalesce(sum(net) FILTER (WHERE available_on <= %(now)s), 0) AS available,
+       coalesce(sum(net) FILTER (WHERE available_on > %(now)s), 0) AS pending
+  FROM balance_transactions
+ WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
+ GROUP BY currency
+"""
+
+_FILTERS = """
+FROM balance_transactions
+WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
+  AND (%(type)s::text IS NULL OR type = %(type)s)
+  AND (%(payout)s::text IS NULL OR payout = %(payout)s)
+  AND (%(currency)s::text IS NULL OR currency = %(currency)s)
+"""
+_PAGE = (
+    "SELECT * "
+    + _FILTERS
+    + """
+  AND (%(cursor)s::text IS NULL OR (created_at, seq) < (
+        SELECT created_at, seq FROM balance_transactions
+        WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s))
+ORDER BY created_at DESC, seq DESC
+LIMIT %(limit)s
+"""
+)
+# The count joined to the page in one statement (a row of NULLs when the page is empty), as charges do.
+_LIST = (
+    "SELECT p.*, total.n AS list_total FROM (SELECT count(*) AS n "
+    + _FILTERS
+    + ") total\nLEFT JOIN LATERAL ("
+    + _PAGE
+    + """) p ON true
+ORDER BY p.created_at DESC, p.seq DESC
+"""
+)
+_CURSOR_EXISTS = (
+    "SELECT 1 FROM balance_transactions WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
+    "AND environment = %(environment)s"
+)
+
+_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+# Each merchant's balance as GET /balance splits it (TEST rows at the merchant's sandbox time), beside
+# the plain sum of the rows.
+_BALANCE_LINES = """
+SELECT bt.merchant_id, bt.environment, bt.currency,
+       coalesce(sum(bt.net) FILTER (WHERE bt.available_on <= seen.now), 0) AS available,
+       coalesce(sum(bt.net) FILTER (WHERE bt.available_on > seen.now), 0) AS pending,
+       sum(bt.net) AS rows_net, count(*) AS row_count
+  FROM balance_transactions bt
+  LEFT JOIN test_clocks tc ON tc.merchant_id = bt.merchant_id AND bt.environment = 'test'
+  CROSS JOIN LATERAL (SELECT %(now)s::timestamptz + coalesce(tc.time_offset, interval '0') AS now) seen
+ GROUP BY bt.merchant_id, bt.environment, bt.currency
+ ORDER BY bt.merchant_id, bt.environment, bt.currency
+"""
+
+# Every movement recorded in its own table, with the row it must have. `fee` NULL: not compared (a paid
+# invoice's fee may have been capped when booked).
+_FINDINGS = """
+WITH expected AS (
+  SELECT c.merchant_id, c.environment, 'charge' AS type, c.id AS source, c.amount_captured AS amount,
+         c.fee_amount_cents AS fee, 0::bigint AS tax, c.currency
+    FROM charges c
+   WHERE c.amount_captured IS NOT NULL AND c.invoice_id IS NULL
+  UNION ALL
+  SELECT c.merchant_id, c.environment, 'refund', r.id, -r.amount, 0, 0, r.currency
+    FROM refunds r JOIN charges c ON c.id = r.charge_id
+  UNION ALL
+  SELECT c.merchant_id, c.environment, 'dispute', d.id, -d.amount, d.fee, 0, d.currency
+    FROM disputes d JOIN charges c ON c.id = d.charge_id
+  UNION ALL
+  SELECT c.merchant_id, c.environment, 'dispute_won', d.id, d.amount, -d.fee, 0, d.currency
+    FROM disputes d JOIN charges c ON c.id = d.charge_id
+   WHERE d.status = 'won'
+  UNION ALL
+  SELECT i.merchant_id, i.environment, 'subscription', i.id, i.total_cents, NULL, i.tax_cents, i.currency
+    FROM invoices i
+   WHERE i.status = 'PAID'
+  UNION ALL
+  SELECT p.merchant_id, p.environment, 'payout', p.id, -p.amount, 0, 0, p.currency
+    FROM payouts p
+  UNION ALL
+  SELECT p.merchant_id, p.environment, 'payout_failure', p.id, p.amount, 0, 0, p.currency
+    FROM payouts p
+   WHERE p.status = 'failed'
+),
+matched AS (
+  SELECT e.*, bt.id AS txn_id, bt.merchant_id AS txn_merchant_id, bt.environment AS txn_environment,
+         bt.amount AS txn_amount, bt.fee AS txn_fee, bt.tax AS txn_tax, bt.currency AS txn_currency
+    FROM expected e
+    LEFT JOIN balance_transactions bt ON bt.type = e.type AND bt.source = e.source
+)
+SELECT 'missing_row' AS kind, merchant_id, environment, currency, source,
+       'no ' || type || ' balance transaction' AS detail
+  FROM matched WHERE txn_id IS NULL
+UNION ALL
+SELECT 'amount_mismatch', merchant_id, environment, currency, source,
+       type || ' ' || txn_id || ': amount ' || txn_amount || ' fee ' || txn_fee || ' tax ' || txn_tax || ' '
+       || txn_currency || ' ≠ amount ' || amount || coalesce(' fee ' || fee, '') || ' tax ' || tax || ' '
+       || currency
+  FROM matched
+ WHERE txn_id IS NOT NULL
+   AND (txn_amount <> amount OR txn_fee <> coalesce(fee, txn_fee) OR txn_tax <> tax
+        OR txn_currency <> currency OR txn_merchant_id <> merchant_id OR txn_environment <> environment)
+UNION ALL
+SELECT 'orphan_row', bt.merchant_id, bt.environment, bt.currency, bt.id,
+       bt.type || ' row for ' || bt.source || ', which is no such movement'
+  FROM balance_transactions bt
+ WHERE bt.type IN ('charge', 'refund', 'dispute', 'dispute_won', 'subscription', 'payout', 'payout_failure')
+   AND NOT EXISTS (SELECT 1 FROM expected e WHERE e.type = bt.type AND e.source = bt.source)
+UNION ALL
+SELECT 'amount_mismatch', p.merchant_id, p.environment, p.currency, p.id,
+       'payout of ' || p.amount || ' settles rows of ' || s.net || ' in its currency, '
+       || s.unconverted || ' other currencies not converted out whole, ' || s.foreign
+       || ' rows of another merchant or environment'
+  FROM payouts p
+  CROSS JOIN LATERAL (
+    SELECT coalesce(sum(c.net) FILTER (WHERE c.currency = p.currency), 0) AS net,
+           count(*) FILTER (WHERE c.currency <> p.currency AND c.net <> 0) AS unconverted,
+           coalesce(sum(c.foreign), 0) AS foreign
+      FROM (SELECT bt.currency, sum(bt.net) AS net,
+                   count(*) FILTER (WHERE bt.merchant_id <> p.merchant_id
+                                          OR bt.environment <> p.environment) AS foreign
+              FROM balance_transactions bt
+             WHERE bt.payout = p.id AND bt.type <> 'payout'
+             GROUP BY bt.currency) c
+  ) s
+ WHERE s.net <> p.amount OR s.unconverted > 0 OR s.foreign > 0
+UNION ALL
+SELECT 'orphan_row', bt.merchant_id, bt.environment, bt.currency, bt.id,
+       'conversion row for ' || bt.source || ', which is no payout of its merchant settling it'
+  FROM balance_transactions bt
+ WHERE bt.type = 'conversion'
+   AND NOT EXISTS (SELECT 1 FROM payouts p
+                    WHERE p.id = bt.source AND p.merchant_id = bt.merchant_id
+                      AND p.environment = bt.environment AND bt.payout = p.id)
+UNION ALL
+SELECT 'row_does_not_add_up', merchant_id, environment, currency, id,
+       'net ' || net || ' ≠ amount ' || amount || ' − fee ' || fee || ' − tax ' || tax
+  FROM balance_transactions
+ WHERE net <> amount - fee - tax
+ORDER BY 2, 3, 4, 5
+LIMIT %(limit)s
+"""
+FINDINGS_LIMIT = 1000
+"""A broken ledger can have a finding per row; the first thousand say enough."""
+
+
+def _scope(merchant_id: str, environment: Environment) -> dict[str, Any]:
+    return {"merchant_id": merchant_id, "environment": environment.value}
+
+
+def _transaction(row: dict[str, Any], now: datetime) -> BalanceTransaction:
+    return BalanceTransaction(
+        id=row["id"],
+        type=TransactionType(row["type"]),
+        source=row["source"],
+        amount=row["amount"],
+        fee=row["fee"],
+        tax=row["tax"],
+        net=row["net"],
+        currency=row["currency"],
+        available_on=row["available_on"],
+        created=row["created_at"],
+        status=status_at(row["available_on"], now),
+        payout=row["payout"],
+        mid_market_rate=row["mid_market_rate"],
+        exchange_rate=row["exchange_rate"],
+    )
+
+
+class PgLedgerRepository:
+    def __init__(self, pool: DbPool) -> None:
+        self._pool = pool
+
+    @wraps_psycopg_errors
+    async def totals(
+        self, merchant_id: str, environment: Environment, now: datetime
+    ) -> builtins.list[CurrencyTotals]:
+        async with self._pool.connection() as conn:
+            rows = await (
+                await conn.execute(_TOTALS, {**_scope(merchant_id, environment), "now": now})
+            ).fetchall()
+        return [CurrencyTotals(row["currency"], int(row["available"]), int(row["pending"])) for row in rows]
+
+    @wraps_psycopg_errors
+    async def list(self, query: TransactionQuery) -> Page[BalanceTransaction]:
+        params = {
+            **_scope(query.merchant_id, query.environment),
+            "type": query.type.value if query.type else None,
+            "payout": query.payout,
+            "currency": query.currency,
+            "cursor": query.starting_after,
+            "limit": query.limit + 1,
+        }
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+            rows = await (await conn.execute(_LIST, params)).fetchall()
+        total = rows[0]["list_total"] if rows else 0
+        rows = [row for row in rows if row["id"] is not None]
+        page = Page.of(rows, query.limit, total)
+        return Page([_transaction(row, query.now) for row in page.items], page.has_more, page.total_count)
+
+    @wraps_psycopg_errors
+    async def cursor_exists(self, merchant_id: str, environment: Environment, transaction_id: str) -> bool:
+        params = {**_scope(merchant_id, environment), "cursor": transaction_id}
+        async with self._pool.connection() as conn:
+            return await (await conn.execute(_CURSOR_EXISTS, params)).fetchone() is not None
+
+    @wraps_psycopg_errors
+    async def reconcile(self, now: datetime) -> tuple[Sequence[BalanceLine], Sequence[Finding]]:
+        async with self._pool.connection() as conn, conn.transaction():
+            await conn.execute(_SNAPSHOT)
+            line_rows = await (await conn.execute(_BALANCE_LINES, {"now": now})).fetchall()
+            finding_rows = await (await conn.execute(_FINDINGS, {"limit": FINDINGS_LIMIT})).fetchall()
+        lines = [
+            BalanceLine(
+                merchant_id=row["merchant_id"],
+                environment=row["environment"],
+                currency=row["currency"],
+                available=int(row["available"]),
+                pending=int(row["pending"]),
+                rows_net=int(row["rows_net"]),
+                row_count=int(row["row_count"]),
+            )
+            for row in line_rows
+        ]
+        findings = [
+            Finding(
+                kind=FindingKind(row["kind"]),
+                merchant_id=row["merchant_id"],
+                environment=row["environment"],
+                currency=row["currency"],
+                source=row["source"],
+                detail=row["detail"],
+            )
+            for row in finding_rows
+        ]
+        return lines, findings

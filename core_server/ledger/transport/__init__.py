@@ -1,0 +1,1 @@
+"""LedgerService over gRPC."""

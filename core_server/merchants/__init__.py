@@ -1,0 +1,1 @@
+"""Merchants: sign-up, login, profiles and API keys."""

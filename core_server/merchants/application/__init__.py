@@ -1,0 +1,1 @@
+"""Merchant and API key use cases and the ports they need."""

@@ -1,0 +1,187 @@
+"""Merchant sign-up, login (JWT issuance) and profile."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import timedelta
+from typing import Protocol, TypeVar
+
+from connect import errors
+
+from core_server.kernel.application.ports import Clock, IdCollision
+from core_server.kernel.domain.errors import NotFound, ParameterInvalid, RateLimited, Unauthenticated
+from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.merchants.domain.login_throttle import (
+    BASE_DELAY,
+    LoginRecord,
+    account_key,
+    after_attempt,
+    forget_after,
+    wait_before_attempt,
+)
+from core_server.merchants.domain.merchant import (
+    Merchant,
+    Profile,
+    check_password,
+    hash_password,
+    validate_profile_field,
+    verify_password,
+)
+from core_server.payments.domain.charge_input import validate_email
+
+BAD_CREDENTIALS = "Invalid e-mail or password."
+THROTTLED = "Too many failed logins for this e-mail; retry after {seconds} s."
+# Attempts at counting one login before giving up: each retry means another attempt on the same account
+# was counted meanwhile, so under such contention the caller is throttled for the base delay.
+_COUNT_TRIES = 3
+
+T = TypeVar("T")
+
+
+class EmailTaken(Exception):
+    """The e-mail belongs to another merchant."""
+
+
+class MerchantRepository(Protocol):
+    async def insert(self, merchant: Merchant) -> None:
+        """Raises EmailTaken or IdCollision."""
+
+    async def get(self, merchant_id: str) -> Merchant | None: ...
+
+    async def find_by_email(self, email: str) -> Merchant | None: ...
+
+    async def update_profile(self, merchant_id: str, profile: Profile) -> None: ...
+
+
+class LoginAttempts(Protocol):
+    """The login throttle's records, shared by every core (a Redis adapter in merchants/storage)."""
+
+    async def read(self, key: str) -> LoginRecord: ...
+
+    async def replace(self, key: str, seen: LoginRecord, updated: LoginRecord, keep: timedelta) -> bool:
+        """Stores `updated` (kept for `keep`) only if the record is still `seen`; False otherwise."""
+
+    async def reset(self, key: str) -> None: ...
+
+
+class KdfRunner(Protocol):
+    """Runs the password KDF off the event loop, in a bounded pool (core_server/security/kdf_pool.py);
+    raises when the pool is saturated rather than queueing without bound."""
+
+    def check_room(self) -> None:
+        """Raises if a hash could not be admitted right now (cheap; checked before any I/O)."""
+
+    async def run(self, fn: Callable[..., T], /, *args: object) -> T: ...
+
+
+class TokenIssuer(Protocol):
+    def issue(self, merchant_id: str) -> tuple[str, int]:
+        """(token, lifetime in seconds)."""
+
+
+class MerchantService:
+    def __init__(
+        self,
+        merchants: MerchantRepository,
+        tokens: TokenIssuer,
+        clock: Clock,
+        *,
+        attempts: LoginAttempts,
+        kdf: KdfRunner,
+    ) -> None:
+        self._merchants = merchants
+        self._tokens = tokens
+        self._clock = clock
+        self._attempts = attempts
+        self._kdf = kdf
+
+    async def create(self, email: str, password: str, business_name: str) -> Merchant:
+        validate_email(email, "email")
+        check_password(password)
+        validate_profile_field("business_name", business_name)
+        self._kdf.check_room()
+        # scrypt is deliberately slow: keep it off the event loop, in the bounded KDF pool.
+        password_hash = await self._kdf.run(hash_password, password)
+        now = self._clock.now().replace(microsecond=0)
+        for merchant_id in id_candidates("acct_", 24):
+            merchant = Merchant(
+                id=merchant_id,
+                email=email,
+                password_hash=password_hash,
+                profile=Profile(business_name=business_name),
+                created=now,
+            )
+            try:
+                await self._merchants.insert(merchant)
+            except IdCollision:
+                continue
+            except EmailTaken as exc:
+                raise ParameterInvalid("A merchant with this e-mail already exists.", param="email") from exc
+            return merchant
+        raise IdSpaceExhausted("ten merchant id collisions in a row")
+
+    async def issue_token(self, email: str, password: str) -> tuple[str, int]:
+        # Throttled before anything else: a throttled guess is never checked, so it cannot succeed, and
+        # known and unknown e-mails are counted alike (login_throttle.py).
+        key = account_key(email)
+        # A flood that fills the KDF pool is shed before it costs a Redis or PostgreSQL round trip (and
+        # before it is counted: a shed attempt checks nothing).
+        self._kdf.check_room()
+        await self._count_attempt(key)
+        merchant = await self._merchants.find_by_email(email)
+        # Verify against a dummy hash for unknown e-mails too, so timing does not reveal which exist.
+        stored = merchant.password_hash if merchant else _DUMMY_HASH
+        ok = await self._kdf.run(verify_password, password, stored)
+        if merchant is None or not ok:
+            raise Unauthenticated(BAD_CREDENTIALS, code=errors.INVALID_CREDENTIALS.code)
+        await self._attempts.reset(key)
+        return self._tokens.issue(merchant.id)
+
+    async def _count_attempt(self, key: str) -> None:
+        """Counts this attempt as a failure up front (a success resets it), or raises RateLimited."""
+        for _ in range(_COUNT_TRIES):
+            record = await self._attempts.read(key)
+            now = self._clock.now()
+            wait = wait_before_attempt(record, now)
+            if wait > timedelta(0):
+                raise _throttled(wait)
+            updated = after_attempt(record, now)
+            if await self._attempts.replace(key, record, updated, forget_after(updated)):
+                return
+        raise _throttled(BASE_DELAY)
+
+    async def get(self, merchant_id: str) -> Merchant:
+        merchant = await self._merchants.get(merchant_id)
+        if merchant is None:
+            # A JWT for a merchant that no longer exists.
+            raise Unauthenticated("This token's merchant does not exist.", code=errors.TOKEN_INVALID.code)
+        return merchant
+
+    async def update(self, merchant_id: str, changes: dict[str, str]) -> Merchant:
+        merchant = await self.get(merchant_id)
+        checked = {name: validate_profile_field(name, value) for name, value in changes.items()}
+        profile = replace(merchant.profile, **checked)
+        await self._merchants.update_profile(merchant_id, profile)
+        return replace(merchant, profile=profile)
+
+
+def _throttled(wait: timedelta) -> RateLimited:
+    seconds = max(1, -(-wait // timedelta(seconds=1)))  # whole seconds, rounded up
+    return RateLimited(
+        THROTTLED.format(seconds=seconds), timedelta(seconds=seconds), code=errors.LOGIN_THROTTLED.code
+    )
+
+
+_DUMMY_HASH = hash_password("not-a-real-password")
+
+
+__all__ = [
+    "EmailTaken",
+    "KdfRunner",
+    "LoginAttempts",
+    "MerchantRepository",
+    "MerchantService",
+    "NotFound",
+    "TokenIssuer",
+]

@@ -1,0 +1,1 @@
+"""Pure merchant and API key rules (no I/O)."""

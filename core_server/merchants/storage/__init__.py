@@ -1,0 +1,1 @@
+"""PostgreSQL adapters of the merchant and API key ports."""

@@ -1,0 +1,1 @@
+"""gRPC servicers of merchants and API keys, and their protobuf mapping."""

@@ -1,0 +1,53 @@
+"""Merchant and API key domain ⇄ protobuf conversion."""
+
+from __future__ import annotations
+
+from connect.v1 import (
+    api_key_pb2,
+    merchant_pb2,
+)
+
+from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB, unix
+from core_server.merchants.domain.api_key import ApiKey
+from core_server.merchants.domain.merchant import Merchant
+
+SCHEDULE_TO_PB = {
+    "daily": merchant_pb2.PAYOUT_SCHEDULE_DAILY,
+    "weekly": merchant_pb2.PAYOUT_SCHEDULE_WEEKLY,
+    "monthly": merchant_pb2.PAYOUT_SCHEDULE_MONTHLY,
+}
+
+
+SCHEDULE_FROM_PB = {v: k for k, v in SCHEDULE_TO_PB.items()}
+
+
+def merchant_to_pb(merchant: Merchant) -> merchant_pb2.Merchant:
+    profile = merchant.profile
+    return merchant_pb2.Merchant(
+        id=merchant.id,
+        email=merchant.email,
+        business_name=profile.business_name,
+        logo_url=profile.logo_url,
+        brand_color=profile.brand_color,
+        support_email=profile.support_email,
+        payout_schedule=SCHEDULE_TO_PB.get(profile.payout_schedule, merchant_pb2.PAYOUT_SCHEDULE_DAILY),
+        created=unix(merchant.created),
+        payout_account_last4=profile.payout_account_number[-4:],
+        settlement_currency=profile.settlement_currency,
+    )
+
+
+def api_key_to_pb(key: ApiKey) -> api_key_pb2.ApiKey:
+    pb = api_key_pb2.ApiKey(
+        id=key.id,
+        name=key.name,
+        publishable_key=key.publishable_key,
+        secret_key=key.secret_key or "",
+        secret_key_last4=key.secret_key_last4,
+        environment=ENVIRONMENT_TO_PB[key.environment],
+        created=unix(key.created),
+        revoked=key.revoked,
+    )
+    if key.revoked_at is not None:
+        pb.revoked_at = unix(key.revoked_at)
+    return pb

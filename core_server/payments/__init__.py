@@ -1,0 +1,1 @@
+"""Payments: charges, refunds, disputes, hosted checkout and the sandbox processor."""

@@ -1,0 +1,1 @@
+"""Pure payment rules: charge states, fees, refunds, disputes, checkout input, the sandbox simulator."""

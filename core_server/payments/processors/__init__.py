@@ -1,0 +1,1 @@
+"""PaymentProcessor adapters: the sandbox simulator for TEST, the live port for LIVE."""

@@ -1,0 +1,1 @@
+"""PostgreSQL adapters of the charge ports: rows, fenced writes, queries."""

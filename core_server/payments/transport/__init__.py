@@ -1,0 +1,1 @@
+"""gRPC servicers of charges and checkout, and their protobuf mapping."""

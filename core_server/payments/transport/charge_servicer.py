@@ -1,0 +1,161 @@
+"""ChargeServicer: the ChargeService RPCs over the charge use cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from connect.v1 import charge_service_pb2 as pb
+from connect.v1 import charge_service_pb2_grpc
+
+from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
+from core_server.payments.application.charge_view import ChargeViews
+from core_server.payments.application.charges import ChargeService, NewCharge
+from core_server.payments.domain.charge import Charge
+from core_server.payments.domain.dispute import Dispute
+from core_server.payments.domain.refund import Refund
+from core_server.payments.transport.mapping import STATUS_FROM_PB, charge_to_pb, dispute_to_pb, refund_to_pb
+from core_server.rpc.status import answer, rpc
+
+
+def _optional(request: Any, field: str) -> Any:
+    return getattr(request, field) if request.HasField(field) else None
+
+
+class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
+    def __init__(self, charges: ChargeService, views: ChargeViews) -> None:
+        self._charges = charges
+        self._views = views
+
+    def _with_charge(self, response_type: Any) -> Callable[[Charge], Any]:
+        return lambda charge: response_type(charge=charge_to_pb(charge, self._views))
+
+    def _with_refund(self, result: tuple[Refund, Charge]) -> pb.RefundChargeResponse:
+        refund, charge = result
+        return pb.RefundChargeResponse(refund=refund_to_pb(refund), charge=charge_to_pb(charge, self._views))
+
+    @staticmethod
+    def _with_dispute(response_type: Any) -> Callable[[Dispute], Any]:
+        return lambda dispute: response_type(dispute=dispute_to_pb(dispute))
+
+    @rpc
+    async def CreateCharge(
+        self, request: pb.CreateChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CreateChargeResponse:
+        owner = owner_from_caller(request.caller)
+        new = NewCharge(
+            amount=request.amount,
+            currency=request.currency,
+            return_url=request.return_url,
+            description=_optional(request, "description"),
+            metadata=dict(request.metadata),
+            cancel_url=_optional(request, "cancel_url"),
+            customer_email=_optional(request, "customer_email"),
+        )
+        build = self._with_charge(pb.CreateChargeResponse)
+        result = await self._charges.create(
+            owner,
+            new,
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda charge: build(charge).SerializeToString(),
+        )
+        return answer(context, pb.CreateChargeResponse, result, build)
+
+    @rpc
+    async def GetCharge(
+        self, request: pb.GetChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetChargeResponse:
+        charge = await self._charges.get(owner_from_caller(request.caller), request.charge_id)
+        return pb.GetChargeResponse(charge=charge_to_pb(charge, self._views))
+
+    @rpc
+    async def ListCharges(
+        self, request: pb.ListChargesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListChargesResponse:
+        page = await self._charges.list(
+            owner_from_caller(request.caller),
+            limit=request.limit,
+            status=STATUS_FROM_PB.get(request.status),
+            created_after=_optional(request, "created_after"),
+            created_before=_optional(request, "created_before"),
+            starting_after=request.starting_after or None,
+        )
+        return pb.ListChargesResponse(
+            charges=[charge_to_pb(c, self._views) for c in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count or 0,
+        )
+
+    @rpc
+    async def CaptureCharge(
+        self, request: pb.CaptureChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CaptureChargeResponse:
+        owner = owner_from_caller(request.caller)
+        build = self._with_charge(pb.CaptureChargeResponse)
+        result = await self._charges.capture(
+            owner,
+            request.charge_id,
+            _optional(request, "amount"),
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda charge: build(charge).SerializeToString(),
+        )
+        return answer(context, pb.CaptureChargeResponse, result, build)
+
+    @rpc
+    async def RefundCharge(
+        self, request: pb.RefundChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RefundChargeResponse:
+        owner = owner_from_caller(request.caller)
+        result = await self._charges.refund(
+            owner,
+            request.charge_id,
+            _optional(request, "amount"),
+            _optional(request, "reason"),
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda fresh: self._with_refund(fresh).SerializeToString(),
+        )
+        return answer(context, pb.RefundChargeResponse, result, self._with_refund)
+
+    @rpc
+    async def VoidCharge(
+        self, request: pb.VoidChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.VoidChargeResponse:
+        owner = owner_from_caller(request.caller)
+        build = self._with_charge(pb.VoidChargeResponse)
+        result = await self._charges.void(
+            owner,
+            request.charge_id,
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda charge: build(charge).SerializeToString(),
+        )
+        return answer(context, pb.VoidChargeResponse, result, build)
+
+    @rpc
+    async def DisputeCharge(
+        self, request: pb.DisputeChargeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.DisputeChargeResponse:
+        owner = owner_from_caller(request.caller)
+        build = self._with_dispute(pb.DisputeChargeResponse)
+        result = await self._charges.open_dispute(
+            owner,
+            request.charge_id,
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda dispute: build(dispute).SerializeToString(),
+        )
+        return answer(context, pb.DisputeChargeResponse, result, build)
+
+    @rpc
+    async def CloseDispute(
+        self, request: pb.CloseDisputeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CloseDisputeResponse:
+        owner = owner_from_caller(request.caller)
+        build = self._with_dispute(pb.CloseDisputeResponse)
+        result = await self._charges.close_dispute_by_id(
+            owner,
+            request.dispute_id,
+            request.outcome,
+            idempotency_from_pb(api_scope(owner), request.idempotency),
+            lambda dispute: build(dispute).SerializeToString(),
+        )
+        return answer(context, pb.CloseDisputeResponse, result, build)

@@ -1,1 +1,0 @@
-"""PaymentProcessor implementations: the sandbox simulator and the live port."""

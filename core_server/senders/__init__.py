@@ -1,1 +1,0 @@
-"""Outbound adapters: the webhook HTTP sender and the host resolver it relies on."""

@@ -1,1 +1,0 @@
-"""The gRPC edge of the core: servicers, pb2 ⇄ domain mapping and error translation."""

@@ -1,1 +1,0 @@
-"""One servicer per gRPC service of connect.v1."""

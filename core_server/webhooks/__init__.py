@@ -1,0 +1,1 @@
+"""Webhooks: endpoints, the event log, deliveries and their retries."""

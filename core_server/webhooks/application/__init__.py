@@ -1,0 +1,1 @@
+"""Webhook use cases: endpoint management, the event log and the delivery dispatcher."""

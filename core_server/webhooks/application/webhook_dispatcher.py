@@ -1,0 +1,275 @@
+"""WebhookDispatcher: claims due deliveries, signs and sends them with bounded concurrency, records each.
+
+Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once
+(`locked_until`, `claim_token`), then the POST happens outside any transaction, then the attempt is
+recorded in its own transaction, fenced by the claim token. The lease is longer than the whole
+attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event, endpoint) pair is in flight at
+one worker at a time; a worker that dies mid-attempt leaves a lease that lapses, and another worker
+retries the pair (deliveries are at-least-once; receivers deduplicate by the event id).
+
+A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
+`concurrency` attempts run per process, at most `per_endpoint` of them for one endpoint, and at most
+`per_merchant` for one merchant's endpoints together (so one merchant's ten silent receivers cannot hold
+every slot while other merchants' events wait).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections import Counter
+from datetime import timedelta
+
+from core_server.kernel.application.ports import Clocks
+from core_server.kernel.domain.errors import ParameterInvalid
+from core_server.metrics import WEBHOOK_ATTEMPTS
+from core_server.webhooks.application.ports import (
+    ClaimedDelivery,
+    DeliveryQueue,
+    HostResolver,
+    SecretSealer,
+    SendResult,
+    WakeupSource,
+    WebhookSender,
+)
+from core_server.webhooks.domain.events import event_body
+from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt
+from core_server.webhooks.domain.webhook_schedule import (
+    DELIVERY_TIMEOUT_SECONDS,
+    is_success,
+    next_attempt_after_failure,
+)
+from core_server.webhooks.domain.webhook_signature import HEADER as SIGNATURE_HEADER
+from core_server.webhooks.domain.webhook_signature import signature_header
+from core_server.webhooks.domain.webhook_url import parse_webhook_url, refusal_reason
+
+logger = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE_SECONDS = 3.0
+ANNOUNCE_INTERVAL_SECONDS = 1.0
+
+
+class WebhookDispatcher:
+    def __init__(
+        self,
+        queue: DeliveryQueue,
+        sender: WebhookSender,
+        resolver: HostResolver,
+        sealer: SecretSealer,
+        clocks: Clocks,
+        wakeups: WakeupSource | None = None,
+        *,
+        concurrency: int = 32,
+        per_endpoint: int = 8,
+        per_merchant: int = 16,
+        timeout: float = DELIVERY_TIMEOUT_SECONDS,
+        lease: timedelta = timedelta(seconds=60),
+        poll_interval: float = 5.0,
+        allow_private_targets: bool = False,
+    ) -> None:
+        if lease.total_seconds() <= timeout:
+            raise ValueError("the claim lease must outlast an attempt, or two workers could send one pair")
+        self._queue = queue
+        self._sender = sender
+        self._resolver = resolver
+        self._sealer = sealer
+        self._clocks = clocks
+        self._wakeups = wakeups
+        self._concurrency = concurrency
+        self._per_endpoint = per_endpoint
+        self._per_merchant = per_merchant
+        self._timeout = timeout
+        self._lease = lease
+        self.poll_interval = poll_interval
+        self._allow_private = allow_private_targets  # WEBHOOK_ALLOW_PRIVATE_TARGETS, checked on every attempt
+        # Attempts running in this process: delivery id -> (endpoint id, merchant id).
+        self._inflight: dict[str, tuple[str, str]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        # The last claim stopped at the free slots or at a per-endpoint or per-merchant cap: rows may be
+        # due that only a finished attempt makes room for. Otherwise a finished attempt claims nothing
+        # new (new rows come with their NOTIFY), so it does not wake the loop for a claim that costs a
+        # query and finds nothing.
+        self._room_bound = False
+        self.attempts_made = 0
+        self._announced_at = float("-inf")
+
+    async def run_once(self) -> int:
+        """Claims what fits into the free slots, makes those attempts and records them; returns how many."""
+        claimed = await self._claim()
+        await asyncio.gather(*(self._deliver(c) for c in claimed))
+        return len(claimed)
+
+    async def drain(self) -> int:
+        """run_once until nothing is due (tests drive time with a settable clock instead of sleeping)."""
+        total = 0
+        while made := await self.run_once():
+            total += made
+        return total
+
+    async def run_forever(self) -> None:
+        if self._wakeups is not None:
+            await self._wakeups.start(self._wake.set)
+        try:
+            while True:
+                # Cleared before the claim: a NOTIFY or a finished attempt during the claim wakes us again.
+                self._wake.clear()
+                free = self._concurrency - len(self._inflight)
+                # Until the claim says otherwise: an attempt finishing during the claim frees room that
+                # the claim's caps, counted before it, did not see.
+                self._room_bound = True
+                claimed = []
+                if free > 0:
+                    try:
+                        claimed = await self._claim()
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:  # noqa: BLE001 - the database may be down; poll again later
+                        logger.exception("claiming webhook deliveries failed")
+                for delivery in claimed:
+                    name = f"webhook-{delivery.delivery_id}"
+                    task = asyncio.create_task(self._deliver(delivery), name=name)
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+                if free > 0 and len(claimed) == free:
+                    continue  # every free slot was filled: more may be due right now
+                # Sleeps until a NOTIFY, a finished attempt that frees room the last claim lacked (a slot,
+                # an endpoint's or a merchant's quota) or that a resend re-queued, or the poll.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+        finally:
+            # Shutdown: attempts in flight get a moment to finish and be recorded; whatever is cut off
+            # keeps its lease and is sent again by any core once the lease lapses (at-least-once).
+            if self._tasks:
+                await asyncio.wait(set(self._tasks), timeout=min(self._timeout, SHUTDOWN_GRACE_SECONDS))
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if self._wakeups is not None:
+                await self._wakeups.close()
+
+    async def _claim(self) -> list[ClaimedDelivery]:
+        free = self._concurrency - len(self._inflight)
+        if free <= 0:
+            return []
+        now = self._clocks.system().now()
+        busy = Counter(endpoint for endpoint, _ in self._inflight.values())
+        saturated = [endpoint for endpoint, n in busy.items() if n >= self._per_endpoint]
+        merchant_busy = Counter(merchant for _, merchant in self._inflight.values())
+        merchant_room = {merchant: self._per_merchant - n for merchant, n in merchant_busy.items()}
+        # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot change.
+        claimed = await self._queue.claim(
+            now,
+            now + self._lease,
+            free,
+            per_endpoint=self._per_endpoint,
+            skip_endpoints=saturated,
+            per_merchant=self._per_merchant,
+            merchant_room=merchant_room,
+            token=uuid.uuid4().hex,
+        )
+        for delivery in claimed:
+            self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
+        capped = Counter(d.endpoint_id for d in claimed)
+        merchant_capped = Counter(d.merchant_id for d in claimed)
+        more_due = bool(claimed) and (
+            len(claimed) == free
+            or max(capped.values()) >= self._per_endpoint
+            or any(n >= merchant_room.get(m, self._per_merchant) for m, n in merchant_capped.items())
+        )
+        self._room_bound = more_due or bool(saturated) or any(room <= 0 for room in merchant_room.values())
+        loop_time = asyncio.get_running_loop().time()
+        if more_due and loop_time - self._announced_at >= ANNOUNCE_INTERVAL_SECONDS:
+            # More may be due than this process takes: wake the other cores to claim their share. Once
+            # a second is enough, since a woken core keeps claiming as its own attempts finish.
+            self._announced_at = loop_time
+            try:
+                await self._queue.announce()
+            except Exception as exc:  # noqa: BLE001 - only an optimisation; the claimed rows must still go
+                logger.warning("could not wake the other dispatchers: %s", type(exc).__name__)
+        return claimed
+
+    async def _deliver(self, claimed: ClaimedDelivery) -> None:
+        try:
+            # Attempts and retries run on the merchant's time (its sandbox clock in TEST); the signature's
+            # timestamp stays real time, so receivers can verify it.
+            clock = await self._clocks.resolve(claimed.merchant_id, claimed.environment)
+            attempted_at = clock.now()
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            try:
+                result = await self._attempt(claimed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure is a failed attempt, recorded as such
+                logger.exception("webhook attempt %s failed unexpectedly", claimed.delivery_id)
+                result = SendResult(None, f"internal error ({type(exc).__name__})")
+            latency_ms = int((loop.time() - started) * 1000)
+            self.attempts_made += 1
+            succeeded = is_success(result.status_code)
+            WEBHOOK_ATTEMPTS.labels("succeeded" if succeeded else "failed").inc()
+            error = result.error
+            if error is None and not succeeded:
+                error = f"HTTP {result.status_code} is not a 2xx answer"
+            attempt = DeliveryAttempt(attempted_at, result.status_code, latency_ms, error, succeeded)
+            retry_at = None
+            if not succeeded:
+                retry_at = next_attempt_after_failure(claimed.attempt_count + 1, clock.now())
+            # Ids, status and timing only: errors may quote the merchant's URL, which stays in their records.
+            logger.info(
+                "webhook %s to %s: %s in %d ms",
+                claimed.event_id,
+                claimed.endpoint_id,
+                result.status_code or "no answer",
+                latency_ms,
+            )
+            due_again = False
+            try:
+                # Awaits the record transaction; if it fails, the lease lapses and the pair is tried again.
+                due_again = await self._queue.record(claimed, attempt, retry_at)
+            except Exception:  # noqa: BLE001
+                logger.exception("recording webhook attempt %s failed", claimed.delivery_id)
+            if due_again:
+                self._wake.set()
+        finally:
+            self._inflight.pop(claimed.delivery_id, None)
+            if self._room_bound:
+                self._wake.set()
+
+    async def _attempt(self, claimed: ClaimedDelivery) -> SendResult:
+        try:
+            target = parse_webhook_url(claimed.url, claimed.environment, allow_private=self._allow_private)
+        except ParameterInvalid as exc:
+            return SendResult(None, f"endpoint URL refused: {exc.message}")
+        # The secret is opened only for signing and never logged.
+        secret = self._sealer.open(claimed.sealed_secret, claimed.endpoint_id)
+        body = event_body(claimed.payload)
+        timestamp = int(self._clocks.system().now().timestamp())
+        headers = {
+            "Content-Type": "application/json; charset=utf-8",
+            SIGNATURE_HEADER: signature_header(body, secret, timestamp),
+        }
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                # Resolves and checks the host on every attempt (SSRF), then connects to that address.
+                addresses = (
+                    [target.host]
+                    if target.ip_literal
+                    else await self._resolver.resolve(target.host, target.port)
+                )
+                if not addresses:
+                    # No detail: the host did not resolve, or not within WEBHOOK_DNS_TIMEOUT_SECONDS.
+                    return SendResult(None, "connection failed")
+                for address in addresses:
+                    reason = refusal_reason(address, claimed.environment, allow_private=self._allow_private)
+                    if reason:
+                        return SendResult(None, f"endpoint host {reason}")
+                return await self._sender.send(
+                    target, addresses[0], body, headers, max(deadline - loop.time(), 0.01)
+                )
+        except TimeoutError:
+            return SendResult(None, f"no answer within {self._timeout:g} s")

@@ -1,0 +1,1 @@
+"""Pure webhook rules: endpoint URLs, signatures, the retry schedule, delivery records."""

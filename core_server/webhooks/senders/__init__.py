@@ -1,0 +1,1 @@
+"""Outbound HTTP for webhook deliveries, with the address checks that guard it."""

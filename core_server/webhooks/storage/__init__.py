@@ -1,0 +1,1 @@
+"""PostgreSQL adapters of the webhook ports: endpoints, events and the delivery queue."""

@@ -1,0 +1,1 @@
+"""gRPC servicers of webhook endpoints and events, and their protobuf mapping."""

@@ -1,0 +1,1 @@
+"""Billing routes: plans, prices, tax rates, customers and their payment methods."""

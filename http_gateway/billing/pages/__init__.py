@@ -1,0 +1,1 @@
+"""Server-rendered customer portal pages (HTML, templates, static assets); presentation only."""

@@ -1,0 +1,191 @@
+"""Request bodies and query strings of the subscription routes -> typed values, or parameter_missing/_invalid.
+
+Only shape and the closed sets the spec names are checked here (proration behaviours, statuses,
+quantity ≥ 1); whether a price, item or state allows the change is the core's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from connect import errors
+from connect.v1 import common_pb2
+from connect.v1 import subscription_service_pb2 as pb
+from google.protobuf.message import Message
+from sanic import Request
+
+from http_gateway.edge.errors import ApiError
+from http_gateway.edge.validation import Field, Kind, parse_json_object, parse_query, validate_fields
+
+SUBSCRIPTION_PRORATIONS = ("create_prorations", "always_invoice", "none")
+ITEM_PRORATIONS = ("defer_to_next_cycle", "charge_immediately", "none")
+SUBSCRIPTION_STATUSES = ("TRIALING", "ACTIVE", "PAST_DUE", "UNPAID", "PAUSED", "CANCELED")
+INVOICE_STATUSES = ("DRAFT", "OPEN", "PAID", "UNCOLLECTIBLE", "VOID")
+# Query-string booleans are the JSON literals, nothing looser ("1", "yes", "True" are refused).
+QUERY_BOOLEANS = {"true": True, "false": False}
+
+CREATE_FIELDS = (
+    Field("customer_id", "str", required=True),
+    Field("price_id", "str", required=True),
+    Field("collection_method", "str"),
+    Field("tax_rate_id", "str"),
+    Field("metadata", "metadata"),
+)
+UPDATE_FIELDS = (
+    Field("price_id", "str"),
+    Field("proration_behavior", "str"),
+    Field("metadata", "metadata"),
+    Field("tax_rate_id", "str"),
+)
+CANCEL_FIELDS = (Field("at_period_end", "bool"), Field("prorate", "bool"))
+# DESIGN §9: the item object is camelCase (the spec's table), and its bodies take snake_case as well.
+PRICE_ID = Field("priceId", "str", required=True, aliases=("price_id",))
+QUANTITY = Field("quantity", "int32")
+ITEM_PRORATION = Field("prorationBehavior", "str", aliases=("proration_behavior",))
+ITEM_FIELDS = (PRICE_ID, QUANTITY, ITEM_PRORATION, Field("metadata", "metadata"))
+ITEM_UPDATE_FIELDS = (Field("quantity", "int32", required=True), ITEM_PRORATION)
+PREVIEW_FIELDS = (
+    Field("price_id", "str"),
+    Field("proration_behavior", "str"),
+    Field("add_item", "object"),
+    Field("update_item", "object"),
+    Field("remove_item", "object"),
+)
+PREVIEW_CHANGES = ("price_id", "add_item", "update_item", "remove_item")
+PREVIEW_ADD_FIELDS = (PRICE_ID, QUANTITY, ITEM_PRORATION)
+PREVIEW_UPDATE_FIELDS = (Field("id", "str", required=True), Field("quantity", "int32", required=True))
+PREVIEW_REMOVE_FIELDS = (Field("id", "str", required=True), Field("immediate", "bool"))
+
+SUBSCRIPTION_LIST_QUERY: dict[str, Kind] = {
+    "customer_id": "str",
+    "status": "str",
+    "price_id": "str",
+    "limit": "int32",
+    "starting_after": "str",
+}
+INVOICE_LIST_QUERY: dict[str, Kind] = {
+    "subscription_id": "str",
+    "customer_id": "str",
+    "status": "str",
+    "limit": "int32",
+    "starting_after": "str",
+}
+
+
+def spelling_of(raw: Mapping[str, Any], field: Field) -> str:
+    """The name the client used for `field`, so an error's `param` is what it sent."""
+    return next((s for s in field.spellings if raw.get(s) is not None), field.name)
+
+
+def check_choice(value: str, allowed: tuple[str, ...], param: str) -> str:
+    if value not in allowed:
+        raise ApiError.invalid(param, f"Invalid {param}: must be one of {', '.join(allowed)}.")
+    return value
+
+
+def check_quantity(value: int, param: str) -> int:
+    if value < 1:
+        raise ApiError.invalid(param, f"Invalid {param}: must be at least 1.")
+    return value
+
+
+def item_fields(raw: Mapping[str, Any], fields: tuple[Field, ...], *, prefix: str = "") -> dict[str, Any]:
+    """An item body (or a preview's nested item) with quantity and proration behaviour checked."""
+    body = validate_fields(raw, fields, prefix=prefix)
+    if "quantity" in body:
+        check_quantity(body["quantity"], prefix + "quantity")
+    if "prorationBehavior" in body:
+        param = prefix + spelling_of(raw, ITEM_PRORATION)
+        check_choice(body["prorationBehavior"], ITEM_PRORATIONS, param)
+    return body
+
+
+def item_body(request: Request) -> dict[str, Any]:
+    return item_fields(parse_json_object(request), ITEM_FIELDS)
+
+
+def item_update_body(request: Request) -> dict[str, Any]:
+    return item_fields(parse_json_object(request), ITEM_UPDATE_FIELDS)
+
+
+def update_body(request: Request) -> dict[str, Any]:
+    body = validate_fields(parse_json_object(request), UPDATE_FIELDS)
+    if "proration_behavior" in body:
+        check_choice(body["proration_behavior"], SUBSCRIPTION_PRORATIONS, "proration_behavior")
+    return body
+
+
+def query_bool(text: str, param: str) -> bool:
+    if text not in QUERY_BOOLEANS:
+        raise ApiError.invalid(param, f"Invalid boolean: {param} must be true or false.")
+    return QUERY_BOOLEANS[text]
+
+
+def query_bools(request: Request, names: tuple[str, ...]) -> dict[str, bool]:
+    """Boolean query parameters (`?immediate=true`); any other parameter is unknown."""
+    query = parse_query(request, dict.fromkeys(names, "str"))
+    return {name: query_bool(text, name) for name, text in query.items()}
+
+
+def cancel_options(request: Request) -> dict[str, bool]:
+    """`at_period_end` and `prorate` from the query string (the spec's form) or the JSON body, not both."""
+    query = query_bools(request, ("at_period_end", "prorate"))
+    body = validate_fields(parse_json_object(request), CANCEL_FIELDS)
+    for name in query.keys() & body.keys():
+        raise ApiError.invalid(name, f"Send {name} in the query string or in the body, not both.")
+    return {**query, **body}
+
+
+def list_status(query: Mapping[str, Any], allowed: tuple[str, ...]) -> str | None:
+    return check_choice(query["status"], allowed, "status") if "status" in query else None
+
+
+def preview_request(
+    request: Request, caller: common_pb2.Caller, subscription_id: str
+) -> pb.PreviewSubscriptionChangeRequest:
+    """The one change of a preview body as the request's oneof: none or two is refused by name."""
+    raw = parse_json_object(request)
+    body = validate_fields(raw, PREVIEW_FIELDS)
+    changes = [name for name in PREVIEW_CHANGES if name in body]
+    if len(changes) > 1:
+        raise ApiError.invalid(
+            changes[1], f"Send exactly one change, not both {changes[0]} and {changes[1]}."
+        )
+    if not changes:
+        # Spec: not shown — with no change at all, `param` names the first of the four forms.
+        text = "Missing change: send one of price_id, add_item, update_item or remove_item."
+        raise ApiError.of(errors.PARAMETER_MISSING, text, "price_id")
+    if "proration_behavior" in body and changes != ["price_id"]:
+        raise ApiError.invalid("proration_behavior", "proration_behavior goes with price_id only.")
+    return pb.PreviewSubscriptionChangeRequest(
+        caller=caller,
+        subscription_id=subscription_id,
+        **{change_field(changes[0]): change_of(changes[0], body)},
+    )
+
+
+def change_field(change: str) -> str:
+    return "price_change" if change == "price_id" else change
+
+
+def change_of(change: str, body: Mapping[str, Any]) -> Message:
+    """The oneof's message for the change the body names (sub-messages built whole, so presence is set)."""
+    if change == "price_id":
+        price = pb.PreviewPriceChange(price_id=body["price_id"])
+        if "proration_behavior" in body:
+            price.proration_behavior = check_choice(
+                body["proration_behavior"], SUBSCRIPTION_PRORATIONS, "proration_behavior"
+            )
+        return price
+    if change == "add_item":
+        item = item_fields(body["add_item"], PREVIEW_ADD_FIELDS, prefix="add_item.")
+        added = pb.PreviewAddItem(price_id=item["priceId"], quantity=item.get("quantity", 1))
+        if "prorationBehavior" in item:
+            added.proration_behavior = item["prorationBehavior"]
+        return added
+    if change == "update_item":
+        item = item_fields(body["update_item"], PREVIEW_UPDATE_FIELDS, prefix="update_item.")
+        return pb.PreviewUpdateItem(item_id=item["id"], quantity=item["quantity"])
+    item = validate_fields(body["remove_item"], PREVIEW_REMOVE_FIELDS, prefix="remove_item.")
+    return pb.PreviewRemoveItem(item_id=item["id"], immediate=item.get("immediate", False))

@@ -1,0 +1,1 @@
+"""Routes of the balance and its balance transactions (DESIGN §9)."""

@@ -1,0 +1,72 @@
+"""Balance routes (secret key): GET /balance and GET /balance-transactions (DESIGN §9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from connect.v1 import ledger_service_pb2
+from sanic import Blueprint, Request
+from sanic.response import HTTPResponse
+
+from http_gateway.edge.errors import ApiError
+from http_gateway.edge.serialization import list_json
+from http_gateway.edge.validation import Kind, parse_query
+from http_gateway.ledger.serializers import balance_json, balance_transaction_json
+from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc
+
+LIST_QUERY: dict[str, Kind] = {
+    "type": "str",
+    "payout": "str",
+    "currency": "str",
+    "limit": "int32",
+    "starting_after": "str",
+}
+
+LIMIT_RANGE = (1, 100)
+
+
+def check_limit(query: dict[str, Any]) -> int:
+    """As every list: the proto's 0 means "default", so an explicit limit=0 can only be refused here."""
+    limit = query.get("limit", 0)
+    low, high = LIMIT_RANGE
+    if "limit" in query and not low <= limit <= high:
+        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
+    return int(limit)
+
+
+async def get_balance(request: Request) -> HTTPResponse:
+    caller = await admit_api_key(request)
+    parse_query(request, {})
+    message = ledger_service_pb2.GetBalanceRequest(caller=caller.pb())
+    reply = await rpc(request, core_of(request).ledger.GetBalance, message, is_read=True)
+    return respond(reply, balance_json(reply.response.balance))
+
+
+async def list_balance_transactions(request: Request) -> HTTPResponse:
+    caller = await admit_api_key(request)
+    query = parse_query(request, LIST_QUERY)
+    if query.get("type") == "":  # the proto's "" means "no filter"; an empty `type=` names no type
+        raise ApiError.invalid("type", "Invalid type: must be one of the balance transaction types.")
+    message = ledger_service_pb2.ListBalanceTransactionsRequest(
+        caller=caller.pb(),
+        type=query.get("type", ""),
+        payout=query.get("payout", ""),
+        currency=query.get("currency", ""),
+        limit=check_limit(query),
+        starting_after=query.get("starting_after", ""),
+    )
+    reply = await rpc(request, core_of(request).ledger.ListBalanceTransactions, message, is_read=True)
+    data = [balance_transaction_json(t) for t in reply.response.transactions]
+    body = list_json(
+        data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
+    )
+    return respond(reply, body)
+
+
+def blueprint() -> Blueprint:
+    bp = Blueprint("balance")
+    bp.add_route(get_balance, "/balance", methods=["GET"], name="get_balance")
+    bp.add_route(
+        list_balance_transactions, "/balance-transactions", methods=["GET"], name="list_balance_transactions"
+    )
+    return bp

@@ -1,0 +1,1 @@
+"""JSON-lines logging with request ids, and the Prometheus instruments served at GET /metrics."""

@@ -1,0 +1,41 @@
+"""The gateway's Prometheus instruments, served at GET /metrics (DESIGN §1).
+
+Labelled by the matched route pattern (`/api/v1/connect/charges/<charge_id>`), never the raw path: ids in
+paths would make a new series per charge. With HTTP_WORKERS > 1 each worker counts its own requests and a
+scrape sees the worker that answered it; run one worker per process (several processes) to scrape each.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+REGISTRY = CollectorRegistry()
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+UNMATCHED = "unmatched"
+
+HTTP_REQUESTS = Counter(
+    "gateway_http_requests_total",
+    "HTTP requests answered, by route pattern, method and status",
+    ["route", "method", "status"],
+    registry=REGISTRY,
+)
+HTTP_SECONDS = Histogram(
+    "gateway_http_request_duration_seconds",
+    "HTTP request latency, by route pattern and method",
+    ["route", "method"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+
+
+def observe_request(route: str | None, method: str, status: int, seconds: float | None) -> None:
+    pattern = route or UNMATCHED
+    HTTP_REQUESTS.labels(pattern, method, str(status)).inc()
+    if seconds is not None:
+        HTTP_SECONDS.labels(pattern, method).observe(seconds)
+
+
+def exposition() -> bytes:
+    return generate_latest(REGISTRY)

@@ -1,0 +1,1 @@
+"""The sandbox's own routes, about no one context: the test clock."""

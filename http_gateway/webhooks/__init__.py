@@ -1,0 +1,1 @@
+"""Webhooks: endpoint and event routes, and the endpoint, delivery and event JSON objects."""

@@ -1,0 +1,194 @@
+"""Two cores and two gateways on one PostgreSQL and Redis: 50 concurrent item changes on one subscription,
+spread over both gateways, each answered once and each leaving exactly one pending proration.
+
+The subscription has one writer (its actor, fenced in storage), whichever core a request reaches, so
+every change must land: no lost update of a quantity, no proration written twice or not at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+
+from tests.e2e.api_client import API, Merchant, sign_up
+from tests.support.processes import RunningProcess, start_core, start_gateway
+
+pytestmark = pytest.mark.e2e
+
+WEEK = 7 * 86_400
+HALF_WEEK = WEEK // 2
+SEAT_CENTS = 1000
+PRE_CREATED_QUANTITY = 10
+CHANGES = 25
+LATE = 120
+"""Seconds the last of the 50 serialized changes may land after the half of the period."""
+
+
+@pytest.fixture(scope="module")
+def cluster(stack_env: dict[str, str]) -> Iterator[list[RunningProcess]]:
+    env = {**stack_env, "RATE_LIMIT_TEST": "100000", "RATE_LIMIT_LIVE": "100000"}
+    cores = [start_core(env), start_core(env)]
+    gateways: list[RunningProcess] = []
+    try:
+        # Each gateway talks to a different core, so the changes of one subscription cross processes.
+        gateways = [start_gateway(env, [cores[0].address]), start_gateway(env, [cores[1].address])]
+        yield gateways
+    finally:
+        for process in (*gateways, *cores):
+            process.stop()
+
+
+def ok(response: httpx.Response, status: int = 200) -> Any:
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def weekly_price(client: httpx.Client, merchant: Merchant, amount: int) -> str:
+    plan = ok(client.post(f"{API}/plans", json={"name": "Seats"}, headers=merchant.auth), 201)
+    body = {"amount_cents": amount, "currency": "usd", "interval": "weekly"}
+    return str(
+        ok(client.post(f"{API}/plans/{plan['id']}/prices", json=body, headers=merchant.auth), 201)["id"]
+    )
+
+
+def subscription_with_items(
+    client: httpx.Client, merchant: Merchant
+) -> tuple[dict[str, Any], str, list[str]]:
+    """An ACTIVE weekly subscription with 25 items of 10 seats added without proration (so the table of
+    pending prorations starts empty), and the clock at half its first period."""
+    body = {"email": f"c{uuid.uuid4().hex[:12]}@example.com"}
+    customer = ok(client.post(f"{API}/customers", json=body, headers=merchant.auth), 201)["id"]
+    card = {
+        "type": "card",
+        "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"},
+    }
+    ok(client.post(f"{API}/customers/{customer}/payment-methods", json=card, headers=merchant.auth), 201)
+    base, seat = weekly_price(client, merchant, 3000), weekly_price(client, merchant, SEAT_CENTS)
+    sub = ok(
+        client.post(
+            f"{API}/subscriptions", json={"customer_id": customer, "price_id": base}, headers=merchant.auth
+        ),
+        201,
+    )
+    items_url = f"{API}/subscriptions/{sub['id']}/items"
+    pre = [
+        ok(
+            client.post(
+                items_url,
+                json={"priceId": seat, "quantity": PRE_CREATED_QUANTITY, "prorationBehavior": "none"},
+                headers=merchant.auth,
+            ),
+            201,
+        )["id"]
+        for _ in range(CHANGES)
+    ]
+    assert sub["current_period_end"] - sub["current_period_start"] == WEEK
+    half = sub["current_period_start"] + HALF_WEEK
+    advanced = client.post(f"{API}/test_helpers/clock/advance", json={"to": half}, headers=merchant.auth)
+    assert ok(advanced)["now"] == half
+    return sub, seat, pre
+
+
+def new_quantity(k: int) -> int:
+    """Item k goes to 1..9 or 11..26: never its current 10, so every update moves (and prorates)."""
+    return k + 1 if k + 1 < PRE_CREATED_QUANTITY else k + 2
+
+
+def expected_amount(proration: dict[str, Any]) -> int:
+    delta = proration["quantity_delta"]
+    exact = Fraction(
+        proration["unit_amount_cents"] * abs(delta) * proration["seconds_remaining"],
+        proration["seconds_total"],
+    )
+    return (-1 if delta < 0 else 1) * int(exact + Fraction(1, 2))
+
+
+def test_fifty_concurrent_item_changes_over_two_cores_each_prorate_once(
+    cluster: list[RunningProcess], stack_env: dict[str, str]
+) -> None:
+    with httpx.Client(base_url=cluster[0].base_url, timeout=30.0) as client:
+        merchant = sign_up(client)
+        sub, seat, pre = subscription_with_items(client, merchant)
+    items_url = f"{API}/subscriptions/{sub['id']}/items"
+
+    async def run() -> tuple[list[httpx.Response], list[httpx.Response]]:
+        async with (
+            httpx.AsyncClient(base_url=cluster[0].base_url, timeout=60.0) as a,
+            httpx.AsyncClient(base_url=cluster[1].base_url, timeout=60.0) as b,
+        ):
+            clients = [a, b]
+
+            def key() -> dict[str, str]:
+                return {**merchant.auth, "Idempotency-Key": uuid.uuid4().hex}
+
+            adds = [
+                clients[k % 2].post(
+                    items_url,
+                    json={"priceId": seat, "quantity": k + 1, "prorationBehavior": "defer_to_next_cycle"},
+                    headers=key(),
+                )
+                for k in range(CHANGES)
+            ]
+            updates = [
+                clients[(k + 1) % 2].patch(
+                    f"{items_url}/{item_id}",
+                    json={"quantity": new_quantity(k), "prorationBehavior": "defer_to_next_cycle"},
+                    headers=key(),
+                )
+                for k, item_id in enumerate(pre)
+            ]
+            answers = await asyncio.gather(*adds, *updates)
+            return list(answers[:CHANGES]), list(answers[CHANGES:])
+
+    adds, updates = asyncio.run(run())
+    # No 4xx is expected: every change is valid and the actor serializes them.
+    assert [r.status_code for r in adds] == [201] * CHANGES, [r.text for r in adds if r.status_code != 201]
+    assert [r.status_code for r in updates] == [200] * CHANGES, [
+        r.text for r in updates if r.status_code != 200
+    ]
+    added = [r.json() for r in adds]
+    updated = [r.json() for r in updates]
+    assert len({item["id"] for item in added} | set(pre)) == 2 * CHANGES
+    assert [item["quantity"] for item in added] == list(range(1, CHANGES + 1))
+    assert [item["id"] for item in updated] == pre
+    assert [item["quantity"] for item in updated] == [new_quantity(k) for k in range(CHANGES)]
+
+    with httpx.Client(base_url=cluster[1].base_url, timeout=30.0) as client:
+        listed = ok(client.get(items_url, headers=merchant.auth))["data"]
+    quantities = {item["id"]: item["quantity"] for item in listed}
+    assert len(listed) == 1 + 2 * CHANGES
+    assert {item["id"]: quantities[item["id"]] for item in added} == {i["id"]: i["quantity"] for i in added}
+    assert [quantities[item_id] for item_id in pre] == [new_quantity(k) for k in range(CHANGES)]
+    final = {item["id"]: item for item in listed}
+
+    with psycopg.connect(stack_env["DATABASE_URL"]) as conn:
+        rows = conn.execute(
+            "SELECT item_id, kind, amount_cents, quantity, proration, billed, invoice_id"
+            " FROM pending_prorations WHERE subscription_id = %s",
+            (sub["id"],),
+        ).fetchall()
+    assert len(rows) == 2 * CHANGES  # 25 adds + 25 quantity changes, one row each
+    by_item = {row[0]: row for row in rows}
+    assert len(by_item) == 2 * CHANGES  # one per changed item, none twice
+    expected_delta = {item["id"]: item["quantity"] for item in added} | {
+        item_id: new_quantity(k) - PRE_CREATED_QUANTITY for k, item_id in enumerate(pre)
+    }
+    assert set(by_item) == set(expected_delta)
+    for item_id, (_, kind, amount, quantity, proration, billed, invoice_id) in by_item.items():
+        delta = expected_delta[item_id]
+        assert proration["quantity_delta"] == delta and quantity == abs(delta)
+        assert proration["unit_amount_cents"] == SEAT_CENTS and proration["seconds_total"] == WEEK
+        assert HALF_WEEK - LATE <= proration["seconds_remaining"] <= HALF_WEEK
+        # round(1000 × |Δ| × remaining / 604 800), signed: about 500 × Δ at the half of the week.
+        assert amount == expected_amount(proration)
+        assert abs(amount - 500 * delta) <= 1 + (SEAT_CENTS * abs(delta) * LATE) // WEEK
+        assert kind == ("past_due_proration" if delta > 0 else "credit")
+        assert (billed, invoice_id) == (False, None)
+        assert final[item_id]["prorationAmountCents"] == amount

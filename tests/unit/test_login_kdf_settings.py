@@ -1,0 +1,34 @@
+"""LOGIN_KDF_WORKERS and LOGIN_KDF_QUEUE: the bounded password-hashing pool's size, validated at start."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from core_server.config import ConfigError, Settings
+
+BASE = {
+    "DATABASE_URL": "postgresql://db/x",
+    "JWT_SIGNING_KEY": "k" * 40,
+    "DATA_ENCRYPTION_KEY": base64.b64encode(bytes(32)).decode(),
+}
+
+
+def test_defaults_are_two_workers_and_eight_waiting() -> None:
+    settings = Settings.from_env(BASE)
+    assert (settings.login_kdf_workers, settings.login_kdf_queue) == (2, 8)
+
+
+def test_the_pool_size_is_read_from_the_environment() -> None:
+    settings = Settings.from_env({**BASE, "LOGIN_KDF_WORKERS": "4", "LOGIN_KDF_QUEUE": "0"})
+    assert (settings.login_kdf_workers, settings.login_kdf_queue) == (4, 0)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("LOGIN_KDF_WORKERS", "0"), ("LOGIN_KDF_QUEUE", "-1"), ("LOGIN_KDF_WORKERS", "two")],
+)
+def test_a_bad_pool_size_refuses_to_start(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env({**BASE, name: value})

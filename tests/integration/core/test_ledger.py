@@ -9,7 +9,7 @@ import copy
 import os
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +192,12 @@ def run_reconcile(database_url: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def test_the_reconcile_command_exits_non_zero_on_a_mismatch(core: Core, database_url: str) -> None:
+async def test_the_reconcile_command_exits_non_zero_on_a_mismatch(
+    core: Core, clock: SettableClock, database_url: str
+) -> None:
+    # The command reads the system clock; the charge must be made at that time too, or its funds are
+    # available or pending depending on the day the suite runs (the fixture clock is a fixed date).
+    clock.set(datetime.now(UTC))
     owner = await new_owner(core)
     charge = await captured_charge(core, owner, amount=10_000)
     ok = await asyncio.to_thread(run_reconcile, database_url)

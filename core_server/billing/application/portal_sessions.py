@@ -277,15 +277,7 @@ class PortalSessionService:
             )
             upcoming = upcoming_invoice(subscription, rate)
         elif subscription.status in (SubscriptionStatus.PAST_DUE, SubscriptionStatus.UNPAID):
-            open_invoices = await self._invoices.list(
-                owner,
-                subscription_id=subscription.id,
-                customer_id=None,
-                status=InvoiceStatus.OPEN.value,
-                limit=1,
-                starting_after=None,
-            )
-            owed = open_invoices.items[0] if open_invoices.items else None
+            owed = next(iter(subscription.owed()), None)
         return SubscriptionPanel(subscription, labels, upcoming, owed)
 
     async def _default_method(

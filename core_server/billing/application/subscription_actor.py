@@ -21,8 +21,8 @@ from core_server.actors import EntityActor, EntityLease
 from core_server.billing.application.subscription_ports import SubscriptionRepository
 from core_server.billing.application.subscription_view import subscription_events
 from core_server.billing.domain.billing_run import INVOICING_STEPS, Step, apply_step, next_step
-from core_server.billing.domain.invoice import Invoice, InvoiceStatus
-from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.invoice import Invoice
+from core_server.billing.domain.subscription import Subscription, still_owed
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
@@ -143,7 +143,7 @@ class SubscriptionActor(EntityActor):
         invoice = next((inv for inv in current.invoices if inv.id == outcome.invoice_id), None)
         if (
             invoice is None
-            or invoice.status is not InvoiceStatus.OPEN
+            or not still_owed(invoice.status, current.status)
             or invoice.attempt_count >= outcome.attempt
         ):
             return copy.deepcopy(current)  # recorded already (a replay, or another core got there first)
@@ -182,7 +182,7 @@ class SubscriptionActor(EntityActor):
         await self._subscriptions.save(working, self._fence, write)
         working.pending_events.clear()
         # Only invoices still waiting for a payment stay in memory (the domain looks for them).
-        working.invoices = [inv for inv in working.invoices if inv.status is InvoiceStatus.OPEN]
+        working.invoices = working.owed()
         working.prorations = [p for p in working.prorations if not p.billed]
         working.upcoming = None
         self._state = working

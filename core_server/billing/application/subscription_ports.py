@@ -96,5 +96,3 @@ class SubscriptionRepository(Protocol):
 
     async def last_paid_invoice(self, subscription_id: str) -> Invoice | None:
         """The newest PAID invoice of a period (billing reason create, cycle or resume)."""
-
-    async def open_invoices(self, subscription_id: str) -> Sequence[Invoice]: ...

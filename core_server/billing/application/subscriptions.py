@@ -447,8 +447,9 @@ class SubscriptionService:
         return changed
 
     async def retry_open_invoices(self, owner: Owner, customer_id: str) -> None:
-        """A new default payment method retries, at once, the open invoice of each of the customer's
-        PAST_DUE or UNPAID subscriptions (DESIGN §9); a success makes a PAST_DUE one ACTIVE again."""
+        """A new default payment method retries, at once, what each of the customer's PAST_DUE or UNPAID
+        subscriptions owes (DESIGN §9): the OPEN invoice, or the UNCOLLECTIBLE one whose retries ran out.
+        Paid in full, the subscription is ACTIVE again."""
         for status in (SubscriptionStatus.PAST_DUE, SubscriptionStatus.UNPAID):
             page = await self._subscriptions.list(
                 SubscriptionQuery(
@@ -460,9 +461,13 @@ class SubscriptionService:
                 )
             )
             for subscription in page.items:
-                owed = await self._subscriptions.open_invoices(subscription.id)
-                if owed:
-                    await self._collector.collect(owner, subscription, list(owed))
+                owed = subscription.owed()
+                if not owed:
+                    continue
+                settled = await self._collector.collect(owner, subscription, owed)
+                if status is SubscriptionStatus.UNPAID and settled.status is SubscriptionStatus.ACTIVE:
+                    # Its period in progress is billed now, not at the next hourly run.
+                    await self.run_due(subscription.id)
 
     async def void_invoice(
         self, owner: Owner, invoice_id: str, claim: Claim[Invoice] | None = None

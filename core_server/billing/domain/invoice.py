@@ -208,8 +208,9 @@ class Invoice:
         self.next_attempt_at = self.created
 
     def record_payment(self, charge_id: str, at: datetime) -> None:
-        """OPEN → PAID: the attempt's charge succeeded."""
-        self._require(InvoiceStatus.OPEN, action="paid")
+        """OPEN → PAID: the attempt's charge succeeded. Also UNCOLLECTIBLE → PAID: the customer of an
+        UNPAID subscription set a new payment method and the retry it made succeeded (DESIGN §9)."""
+        self._require(InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE, action="paid")
         self.attempt_count += 1
         self.charge_id = charge_id
         self.paid_at = at
@@ -225,6 +226,14 @@ class Invoice:
         self.attempt_count += 1
         self.charge_id = charge_id
         self.next_attempt_at = next_attempt_at
+
+    def record_late_failure(self, charge_id: str | None) -> None:
+        """A declined retry of an UNCOLLECTIBLE invoice (a new payment method, DESIGN §9): it stays
+        UNCOLLECTIBLE with no retry scheduled; `charge_id` names the declined attempt."""
+        self._require(InvoiceStatus.UNCOLLECTIBLE, action="retried")
+        self.attempt_count += 1
+        self.charge_id = charge_id
+        self.next_attempt_at = None
 
     def mark_uncollectible(self) -> None:
         """Spec: OPEN → UNCOLLECTIBLE when all retries are exhausted."""

@@ -53,7 +53,7 @@ from core_server.billing.domain.invoicing import (
     open_invoice,
     proration_line,
 )
-from core_server.billing.domain.periods import period_bounds
+from core_server.billing.domain.periods import period_at, period_bounds
 from core_server.billing.domain.proration import Proration, prorate
 from core_server.billing.domain.subscription_changes import Preview, PriceProration
 from core_server.billing.domain.subscription_item import (
@@ -73,6 +73,7 @@ from core_server.kernel.domain.money import MIN_AMOUNT
 
 SUBSCRIPTION_ID_RE = re.compile(r"^sub_[A-Za-z0-9]{24}$")
 COLLECTION_METHOD = "charge_automatically"
+
 UNPAID_GRACE = timedelta(days=30)
 """An UNPAID subscription is canceled (`payment_failed`) 30 days after it became UNPAID."""
 NOTICE_AHEAD = timedelta(days=3)
@@ -85,6 +86,15 @@ class SubscriptionStatus(StrEnum):
     UNPAID = "UNPAID"
     PAUSED = "PAUSED"
     CANCELED = "CANCELED"
+
+
+def still_owed(invoice: InvoiceStatus, subscription: SubscriptionStatus) -> bool:
+    """An OPEN invoice, or the UNCOLLECTIBLE one of an UNPAID subscription: its customer can still pay
+    it with a new payment method until the subscription is canceled (DESIGN §9). The actor keeps these
+    in memory and the repository loads them (subscription_repository.py's _OWED_INVOICES)."""
+    return invoice is InvoiceStatus.OPEN or (
+        invoice is InvoiceStatus.UNCOLLECTIBLE and subscription is SubscriptionStatus.UNPAID
+    )
 
 
 # Which triggers each status accepts: everything else is 400 invalid_state and changes nothing.
@@ -208,6 +218,10 @@ class Subscription:
 
     def item(self, item_id: str) -> SubscriptionItem | None:
         return next((item for item in self.items if item.id == item_id), None)
+
+    def owed(self) -> list[Invoice]:
+        """The invoices the customer still owes, those a new payment method retries (DESIGN §9)."""
+        return [inv for inv in self.invoices if still_owed(inv.status, self.status)]
 
     def open_invoice(self) -> Invoice | None:
         """The invoice waiting for a charge attempt this turn created, if any."""
@@ -478,6 +492,13 @@ class Subscription:
             self._invoice_paid(invoice, now)
             self._touch(invoice)
             return
+        if invoice.status is InvoiceStatus.UNCOLLECTIBLE:
+            # The retry a new payment method made after the schedule ran out: no new schedule, and
+            # the 30 days of UNPAID keep counting from when it became UNPAID.
+            invoice.record_late_failure(charge_id)
+            self._event(INVOICE_PAYMENT_FAILED, invoice.id, now)
+            self._touch(invoice)
+            return
         if invoice.first_failed_at is None:
             invoice.first_failed_at = now
         retry_at = next_retry(invoice.first_failed_at, now)
@@ -546,7 +567,26 @@ class Subscription:
         if self.status is SubscriptionStatus.PAST_DUE:
             self.status = SubscriptionStatus.ACTIVE
             self._event(SUBSCRIPTION_UPDATED, self.id, now)
+        elif self.status is SubscriptionStatus.UNPAID and not self.owed():
+            self.status = SubscriptionStatus.ACTIVE
+            self.unpaid_at = None
+            self._skip_unpaid_periods(now)
+            self._event(SUBSCRIPTION_UPDATED, self.id, now)
         self._event(INVOICE_PAID, invoice.id, now)
+
+    def _skip_unpaid_periods(self, now: datetime) -> None:
+        """An UNPAID subscription is not billed (DESIGN §9: no more invoices), so the periods that ended
+        while it was are not billed when it pays up either: it moves to the period before the one in
+        progress, whose end falls due at once and invoices the period in progress — one invoice, not
+        one per missed period, and never an `invoice.upcoming` for a skipped one."""
+        index, _, _ = period_at(self.billing_anchor, self.interval, self.interval_count, now)
+        if index - 1 <= self.period_index:
+            return
+        self.period_index = index - 1
+        self.current_period_start, self.current_period_end = period_bounds(
+            self.billing_anchor, self.interval, self.interval_count, self.period_index
+        )
+        self.notices.add((INVOICE_UPCOMING, self.current_period_end))
 
     def _settle_item_move(
         self,

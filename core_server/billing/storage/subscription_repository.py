@@ -68,7 +68,12 @@ _BY_KEY = "SELECT * FROM subscriptions" + _TENANT + " AND idempotency_key = %(ke
 # Every item, base first, then in the order they were added.
 _ITEMS = "SELECT * FROM subscription_items WHERE subscription_id = ANY(%s) ORDER BY is_base_item DESC, seq"
 _UNBILLED = "SELECT * FROM pending_prorations WHERE subscription_id = ANY(%s) AND NOT billed ORDER BY seq"
-_OPEN_INVOICES = "SELECT * FROM invoices WHERE subscription_id = ANY(%s) AND status = 'OPEN' ORDER BY seq"
+# The invoices still owed (domain/subscription.py's still_owed): OPEN, or UNCOLLECTIBLE while UNPAID.
+_OWED_INVOICES = """
+SELECT i.* FROM invoices i JOIN subscriptions s ON s.id = i.subscription_id
+ WHERE i.subscription_id = ANY(%s)
+   AND (i.status = 'OPEN' OR (i.status = 'UNCOLLECTIBLE' AND s.status = 'UNPAID'))
+ ORDER BY i.seq"""
 # The notices that still matter: those of the current period (or later) and every trial notice (a trial
 # happens once, so they are a handful); older periods' notices can never be due again.
 _NOTICES = """
@@ -399,12 +404,6 @@ class PgSubscriptionRepository:
             row = await (await conn.execute(_LAST_PAID, (subscription_id,))).fetchone()
         return invoice_from_row(row) if row else None
 
-    @wraps_psycopg_errors
-    async def open_invoices(self, subscription_id: str) -> Sequence[Invoice]:
-        async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_OPEN_INVOICES, ([subscription_id],))).fetchall()
-        return [invoice_from_row(row) for row in rows]
-
     async def _one(self, query: str, params: dict[str, Any]) -> Subscription | None:
         async with self._pool.connection() as conn:
             row = await (await conn.execute(query, params)).fetchone()
@@ -416,8 +415,8 @@ class PgSubscriptionRepository:
 async def _hydrate(
     conn: AsyncConnection[DictRow], rows: builtins.list[DictRow]
 ) -> builtins.list[Subscription]:
-    """Attaches every item, the unbilled prorations, the OPEN invoices and the notices that still matter,
-    four queries for the page."""
+    """Attaches every item, the unbilled prorations, the invoices still owed and the notices that still
+    matter, four queries for the page."""
     if not rows:
         return []
     ids = [row["id"] for row in rows]
@@ -431,7 +430,7 @@ async def _hydrate(
         items[owner].append(item_from_row(item_row, environments[owner]))
     for proration_row in await (await conn.execute(_UNBILLED, (ids,))).fetchall():
         prorations[proration_row["subscription_id"]].append(proration_from_row(proration_row))
-    for invoice_row in await (await conn.execute(_OPEN_INVOICES, (ids,))).fetchall():
+    for invoice_row in await (await conn.execute(_OWED_INVOICES, (ids,))).fetchall():
         invoices[invoice_row["subscription_id"]].append(invoice_from_row(invoice_row))
     notice_params = {"ids": ids, "trial_kind": TRIAL_WILL_END}
     for notice_row in await (await conn.execute(_NOTICES, notice_params)).fetchall():

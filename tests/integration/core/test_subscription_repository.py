@@ -225,7 +225,8 @@ async def test_a_save_writes_changed_items_prorations_and_invoices(core: Core, c
     assert paid is not None and paid.status is InvoiceStatus.PAID and paid.charge_id == "ch_" + "a" * 24
     assert paid.attempt_count == 1 and paid.lines == first_invoice.lines  # lines never change
     assert await repo.last_paid_invoice(subscription.id) == paid
-    assert [inv.id for inv in await repo.open_invoices(subscription.id)] == [update_invoice.id]
+    stored = await repo.get(shop.owner.merchant_id, Environment.TEST, subscription.id)
+    assert stored is not None and [inv.id for inv in stored.invoices] == [update_invoice.id]  # still owed
 
     reloaded, fence = await _activate(repo, subscription.id)
     assert reloaded.items == owned.items

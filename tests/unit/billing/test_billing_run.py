@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from core_server.billing.domain.billing_run import StepKind, apply_step, next_step, notice_time
-from core_server.billing.domain.invoice import BillingReason, InvoiceStatus, LineKind
+from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceStatus, LineKind
 from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus
 from tests.unit.billing.test_subscription import START, price, rate, started
@@ -157,3 +157,71 @@ def test_a_year_replayed_at_once_bills_twelve_periods_in_order() -> None:
     assert (
         subscription.current_period_start == year_later and subscription.status is SubscriptionStatus.ACTIVE
     )
+
+
+def unpaid(subscription: Subscription) -> Invoice:
+    """Four failed attempts (days 0, 3, 8, 15): the invoice UNCOLLECTIBLE, the subscription UNPAID."""
+    invoice = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, None, START)
+    for day in (0, 3, 8, 15):
+        subscription.record_attempt(invoice, f"ch_day{day}", False, START + day * DAY)
+    assert invoice.status is InvoiceStatus.UNCOLLECTIBLE and subscription.status is SubscriptionStatus.UNPAID
+    subscription.pending_events.clear()
+    return invoice
+
+
+def test_a_new_payment_method_can_still_pay_an_unpaid_subscription_until_it_is_canceled() -> None:
+    subscription = started()
+    invoice = unpaid(subscription)
+    assert subscription.owed() == [invoice]
+    # A declined retry with the new method: still UNCOLLECTIBLE, no schedule, the 30 days keep counting.
+    subscription.record_attempt(invoice, "ch_new_card", False, START + 20 * DAY)
+    assert (invoice.status, invoice.attempt_count, invoice.charge_id) == (
+        InvoiceStatus.UNCOLLECTIBLE,
+        5,
+        "ch_new_card",
+    )
+    assert invoice.next_attempt_at is None
+    assert subscription.status is SubscriptionStatus.UNPAID and subscription.unpaid_at == START + 15 * DAY
+    assert [event.type for event in subscription.pending_events] == ["invoice.payment_failed"]
+    subscription.pending_events.clear()
+    # The next one pays it: ACTIVE again, still in January, billed at its end as usual.
+    subscription.record_attempt(invoice, "ch_good_card", True, START + 25 * DAY)
+    assert (invoice.status, invoice.attempt_count, invoice.paid_at) == (
+        InvoiceStatus.PAID,
+        6,
+        START + 25 * DAY,
+    )
+    assert subscription.status is SubscriptionStatus.ACTIVE and subscription.unpaid_at is None
+    assert subscription.owed() == []
+    assert [event.type for event in subscription.pending_events] == ["subscription.updated", "invoice.paid"]
+    assert subscription.current_period_end == FEB
+    step = next_step(subscription, FEB)
+    assert step is not None and step.kind is StepKind.UPCOMING_NOTICE  # January's, as for any ACTIVE one
+
+
+def test_an_unpaid_subscription_that_pays_up_late_is_billed_once_for_the_period_in_progress() -> None:
+    weekly = started(price(interval="weekly"))  # periods of 7 days from START
+    invoice = unpaid(weekly)
+    paid_at = START + 40 * DAY  # in the 6th week (days 35–42); weeks 2 to 5 passed UNPAID
+    weekly.record_attempt(invoice, "ch_good_card", True, paid_at)
+    assert weekly.status is SubscriptionStatus.ACTIVE
+    assert (weekly.current_period_start, weekly.current_period_end) == (START + 28 * DAY, START + 35 * DAY)
+    # No notice for a skipped week: the next step is that week's end, due at once, invoicing the week
+    # in progress — one invoice, not one per missed week.
+    step = next_step(weekly, paid_at)
+    assert step is not None and (step.kind, step.at) == (StepKind.PERIOD_END, START + 35 * DAY)
+    billed = apply_step(weekly, step, None)
+    assert billed is not None and (billed.period_start, billed.period_end) == (
+        START + 35 * DAY,
+        START + 42 * DAY,
+    )
+    assert weekly.owed() == [billed]  # OPEN, charged by the run right after the step
+
+
+def test_a_canceled_subscription_owes_nothing_more() -> None:
+    subscription = started()
+    unpaid(subscription)
+    cancel = next_step(subscription, START + 45 * DAY)
+    assert cancel is not None
+    apply_step(subscription, cancel, None)
+    assert subscription.owed() == []

@@ -295,18 +295,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     payout_repo = PgPayoutRepository(pool)
     payouts = PayoutService(payout_repo, clocks)
-    sweeps.append(
-        TimerSweep(
-            "payouts",
-            PayoutRun(payout_repo, payouts),
-            clock,
-            leases,
-            # Payouts fall due at midnight; the hourly pass of the billing run finds them in time.
-            interval=settings.billing_interval_seconds,
-            # The run claims its merchants (payout_claims): every core pays out at once, each its own.
-            exclusive=False,
-        )
-    )
     # A new default payment method retries what its customer's subscriptions owe (DESIGN §9).
     customers.on_default_changed(subscriptions.retry_open_invoices)
     payment_methods.on_default_changed(subscriptions.retry_open_invoices)
@@ -320,6 +308,20 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             batch=BILLING_BATCH,
             # The run claims its batches with SKIP LOCKED: every core bills at once, each its own batch.
             parallel=BILLING_PARALLEL,
+            exclusive=False,
+        )
+    )
+    # After the billing run: a clock advance runs the sweeps in this order, so the credits of the invoices
+    # it pays are booked before the payout run looks for what became available.
+    sweeps.append(
+        TimerSweep(
+            "payouts",
+            PayoutRun(payout_repo, payouts),
+            clock,
+            leases,
+            # Payouts fall due at midnight; the hourly pass of the billing run finds them in time.
+            interval=settings.billing_interval_seconds,
+            # The run claims its merchants (payout_claims): every core pays out at once, each its own.
             exclusive=False,
         )
     )

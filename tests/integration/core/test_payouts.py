@@ -26,6 +26,7 @@ from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import captured_charge, new_owner, render_nothing
+from tests.integration.core.test_subscription_service import customer_with_card, monthly_price
 
 pytestmark = pytest.mark.integration
 
@@ -283,3 +284,30 @@ async def test_a_settlement_currency_converts_the_other_balances_into_one_payout
     balance = await core.ledger.balance(owner)
     assert balance.available == (CurrencyAmount(0, "eur"), CurrencyAmount(0, "usd"))
     assert (await core.ledger.reconcile()).ok
+
+
+async def test_one_clock_advance_pays_out_the_credits_of_the_invoices_it_bills(core: Core) -> None:
+    """The billing run goes before the payout run on an advance: a credit booked by the advance (dated when
+    its invoice was paid, in the past) is in the payout of the same advance, not the next day's."""
+    owner = await new_owner(core)
+    price_id = await monthly_price(core, owner, amount=5_000, trial=1)  # above the 2500 minimum
+    subscription = await core.subscriptions.create(
+        owner,
+        customer_id=await customer_with_card(core, owner),
+        price_id=price_id,
+        collection_method=None,
+        tax_rate_id=None,
+        metadata={},
+    )
+    # The trial ends on Monday 12:00 and is billed then; its credit is available on Wednesday 12:00, and
+    # Thursday 00:00 pays it out.
+    now = await core.test_clock.now(owner)
+    await core.test_clock.advance(owner, int((now + timedelta(days=3, hours=18)).timestamp()))
+    billed = await core.subscriptions.get(owner, subscription.id)
+    assert billed.latest_invoice is not None
+    (payout,) = (await core.payouts.list(owner)).items
+    rows = {r["source"]: r for r in await rows_of(core, owner.merchant_id)}
+    credit = rows[billed.latest_invoice]
+    assert credit["type"] == "subscription" and credit["payout"] == payout.id
+    # 5000 − round_half_up(5000 × 0.029 + 30) = 5000 − 175 = 4825
+    assert payout.amount == credit["net"] == 4_825

@@ -52,6 +52,9 @@ def merchant_json(merchant: merchant_pb2.Merchant) -> JSON:
         "brand_color": merchant.brand_color or None,
         "support_email": merchant.support_email or None,
         "payout_schedule": PAYOUT_SCHEDULE_NAMES.get(merchant.payout_schedule, "daily"),
+        # DESIGN §3: the account number is shown back as its last four digits only, under its own name;
+        # `payout_account_last4` says the same for clients that read it before.
+        "payout_account_number": merchant.payout_account_last4 or None,
         "payout_account_last4": merchant.payout_account_last4 or None,
         "settlement_currency": merchant.settlement_currency or None,
     }

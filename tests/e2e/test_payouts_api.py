@@ -94,7 +94,8 @@ def test_the_failing_test_account_gets_its_funds_back(client: httpx.Client) -> N
     # Weekly: the returned funds wait for the next Monday instead of leaving again at once.
     set_profile(client, merchant, payout_account_number="000111111116", payout_schedule="weekly")
     me = client.get("/api/v1/merchants/me", headers=merchant.jwt).json()
-    assert me["payout_account_last4"] == "1116" and "payout_account_number" not in me
+    assert me["payout_account_number"] == me["payout_account_last4"] == "1116"  # never the full number
+    assert "000111111116" not in client.get("/api/v1/merchants/me", headers=merchant.jwt).text
     captured(client, merchant, 10_000)
     monday = next_midnight(clock_now(client, merchant) + 2 * DAY, weekday=0)
     advance_to(client, merchant, monday + 60)

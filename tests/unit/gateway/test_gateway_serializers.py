@@ -117,6 +117,7 @@ def test_merchant_profile_blanks_are_null_and_schedule_is_lowercase():
         "brand_color": None,
         "support_email": None,
         "payout_schedule": "weekly",
+        "payout_account_number": None,
         "payout_account_last4": None,
         "settlement_currency": None,
     }
@@ -193,4 +194,5 @@ def test_checkout_decline_is_a_result_with_error_fields():
 
 def test_a_merchant_shows_only_the_last_four_digits_of_its_payout_account():
     merchant = merchant_pb2.Merchant(id="acct_1", email="m@example.com", payout_account_last4="1116")
-    assert merchant_json(merchant)["payout_account_last4"] == "1116"
+    shown = merchant_json(merchant)
+    assert shown["payout_account_number"] == shown["payout_account_last4"] == "1116"

@@ -128,14 +128,24 @@ class RedisLease:
 
     async def _bounded(self, call: Awaitable[T]) -> T:
         """Every Redis call of the lease goes through here: bounded in time, and Redis' connection and
-        timeout errors turned into our own, so callers never depend on redis-py's exception types."""
+        timeout errors turned into our own, so callers never depend on redis-py's exception types.
+
+        A cancellation that lands as the command completes can be swallowed inside redis-py on Python
+        3.11 (its `asyncio.wait_for`, CPython gh-86296): the call returns as if nothing happened, and a
+        cancelled `acquire` polled on until its deadline — a core's shutdown waited out another owner's
+        lease. A cancel requested during the call is raised here instead."""
+        task = asyncio.current_task()
+        requested = task.cancelling() if task is not None else 0
         try:
             async with asyncio.timeout(self._call_timeout):
-                return await call
+                result = await call
         except TimeoutError as exc:
             raise LockServiceUnavailable(f"redis call on {self.key} exceeded {self._call_timeout}s") from exc
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise LockServiceUnavailable(f"redis call on {self.key} failed: {type(exc).__name__}") from exc
+        if task is not None and task.cancelling() > requested:
+            raise asyncio.CancelledError
+        return result
 
 
 class RedisLeaseFactory:

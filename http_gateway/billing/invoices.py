@@ -9,7 +9,13 @@ from sanic.response import HTTPResponse
 
 from http_gateway.billing.catalog_serializers import catalog_object_json as object_json
 from http_gateway.billing.catalog_serializers import list_limit
-from http_gateway.billing.subscription_bodies import INVOICE_LIST_QUERY, INVOICE_STATUSES, list_status
+from http_gateway.billing.subscription_bodies import (
+    INVOICE_FILTERS,
+    INVOICE_LIST_QUERY,
+    INVOICE_STATUSES,
+    list_filters,
+    list_status,
+)
 from http_gateway.billing.subscriptions import no_parameters, page_json
 from http_gateway.edge.validation import parse_query
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
@@ -23,9 +29,8 @@ async def list_invoices(request: Request) -> HTTPResponse:
     )
     if (status := list_status(query, INVOICE_STATUSES)) is not None:
         message.status = status
-    for name in ("subscription_id", "customer_id"):
-        if name in query:
-            setattr(message, name, query[name])
+    for name, value in list_filters(query, INVOICE_FILTERS).items():
+        setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListInvoices, message, is_read=True)
     data = [object_json(invoice) for invoice in reply.response.invoices]
     return respond(reply, page_json(request, data, reply.response))

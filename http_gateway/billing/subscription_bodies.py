@@ -22,8 +22,9 @@ SUBSCRIPTION_PRORATIONS = ("create_prorations", "always_invoice", "none")
 ITEM_PRORATIONS = ("defer_to_next_cycle", "charge_immediately", "none")
 SUBSCRIPTION_STATUSES = ("TRIALING", "ACTIVE", "PAST_DUE", "UNPAID", "PAUSED", "CANCELED")
 INVOICE_STATUSES = ("DRAFT", "OPEN", "PAID", "UNCOLLECTIBLE", "VOID")
-# Query-string booleans are the JSON literals, nothing looser ("1", "yes", "True" are refused).
-QUERY_BOOLEANS = {"true": True, "false": False}
+# Query-string booleans: the JSON literals in any case (Python's `requests` sends `True`) and 1/0;
+# anything else ("yes", "", "2") is refused rather than guessed.
+QUERY_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
 
 CREATE_FIELDS = (
     Field("customer_id", "str", required=True),
@@ -39,6 +40,7 @@ UPDATE_FIELDS = (
     Field("tax_rate_id", "str"),
 )
 CANCEL_FIELDS = (Field("at_period_end", "bool"), Field("prorate", "bool"))
+REMOVE_FIELDS = (Field("immediate", "bool"),)
 # DESIGN §9: the item object is camelCase (the spec's table), and its bodies take snake_case as well.
 PRICE_ID = Field("priceId", "str", required=True, aliases=("price_id",))
 QUANTITY = Field("quantity", "int32")
@@ -57,20 +59,33 @@ PREVIEW_ADD_FIELDS = (PRICE_ID, QUANTITY, ITEM_PRORATION)
 PREVIEW_UPDATE_FIELDS = (Field("id", "str", required=True), Field("quantity", "int32", required=True))
 PREVIEW_REMOVE_FIELDS = (Field("id", "str", required=True), Field("immediate", "bool"))
 
-SUBSCRIPTION_LIST_QUERY: dict[str, Kind] = {
-    "customer_id": "str",
-    "status": "str",
-    "price_id": "str",
-    "limit": "int32",
-    "starting_after": "str",
-}
-INVOICE_LIST_QUERY: dict[str, Kind] = {
-    "subscription_id": "str",
-    "customer_id": "str",
-    "status": "str",
-    "limit": "int32",
-    "starting_after": "str",
-}
+# DESIGN §9 names the list filters by object ("filters by subscription, customer, status"); the
+# objects' field names (`customer_id`…) are accepted as well, one spelling per request.
+FILTER_ALIASES = {"subscription": "subscription_id", "customer": "customer_id", "price": "price_id"}
+SUBSCRIPTION_FILTERS = ("customer_id", "price_id")
+INVOICE_FILTERS = ("subscription_id", "customer_id")
+
+
+def list_query(filters: tuple[str, ...]) -> dict[str, Kind]:
+    aliases = [alias for alias, name in FILTER_ALIASES.items() if name in filters]
+    return {**dict.fromkeys((*filters, *aliases, "status", "starting_after"), "str"), "limit": "int32"}
+
+
+SUBSCRIPTION_LIST_QUERY = list_query(SUBSCRIPTION_FILTERS)
+INVOICE_LIST_QUERY = list_query(INVOICE_FILTERS)
+
+
+def list_filters(query: Mapping[str, Any], filters: tuple[str, ...]) -> dict[str, str]:
+    """The id filters of a list query under their field names, whichever spelling was sent."""
+    found: dict[str, str] = {}
+    for alias, name in FILTER_ALIASES.items():
+        if name not in filters:
+            continue
+        if alias in query and name in query:
+            raise ApiError.invalid(alias, f"Send {name} or {alias}, not both.")
+        if (value := query.get(name, query.get(alias))) is not None:
+            found[name] = value
+    return found
 
 
 def spelling_of(raw: Mapping[str, Any], field: Field) -> str:
@@ -117,9 +132,10 @@ def update_body(request: Request) -> dict[str, Any]:
 
 
 def query_bool(text: str, param: str) -> bool:
-    if text not in QUERY_BOOLEANS:
+    value = QUERY_BOOLEANS.get(text.lower())
+    if value is None:
         raise ApiError.invalid(param, f"Invalid boolean: {param} must be true or false.")
-    return QUERY_BOOLEANS[text]
+    return value
 
 
 def query_bools(request: Request, names: tuple[str, ...]) -> dict[str, bool]:
@@ -130,8 +146,17 @@ def query_bools(request: Request, names: tuple[str, ...]) -> dict[str, bool]:
 
 def cancel_options(request: Request) -> dict[str, bool]:
     """`at_period_end` and `prorate` from the query string (the spec's form) or the JSON body, not both."""
-    query = query_bools(request, ("at_period_end", "prorate"))
-    body = validate_fields(parse_json_object(request), CANCEL_FIELDS)
+    return bool_options(request, CANCEL_FIELDS)
+
+
+def remove_options(request: Request) -> dict[str, bool]:
+    """`immediate` of an item removal, from the query string (the spec's form) or the JSON body."""
+    return bool_options(request, REMOVE_FIELDS)
+
+
+def bool_options(request: Request, fields: tuple[Field, ...]) -> dict[str, bool]:
+    query = query_bools(request, tuple(field.name for field in fields))
+    body = validate_fields(parse_json_object(request), fields)
     for name in query.keys() & body.keys():
         raise ApiError.invalid(name, f"Send {name} in the query string or in the body, not both.")
     return {**query, **body}

@@ -16,14 +16,16 @@ from http_gateway.billing.catalog_serializers import catalog_object_json as obje
 from http_gateway.billing.catalog_serializers import list_limit
 from http_gateway.billing.subscription_bodies import (
     CREATE_FIELDS,
+    SUBSCRIPTION_FILTERS,
     SUBSCRIPTION_LIST_QUERY,
     SUBSCRIPTION_STATUSES,
     cancel_options,
     item_body,
     item_update_body,
+    list_filters,
     list_status,
     preview_request,
-    query_bools,
+    remove_options,
     update_body,
 )
 from http_gateway.edge.serialization import JSON, list_json
@@ -66,9 +68,8 @@ async def list_subscriptions(request: Request) -> HTTPResponse:
     )
     if (status := list_status(query, SUBSCRIPTION_STATUSES)) is not None:
         message.status = status
-    for name in ("customer_id", "price_id"):
-        if name in query:
-            setattr(message, name, query[name])
+    for name, value in list_filters(query, SUBSCRIPTION_FILTERS).items():
+        setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListSubscriptions, message, is_read=True)
     data = [object_json(s) for s in reply.response.subscriptions]
     return respond(reply, page_json(request, data, reply.response))
@@ -178,7 +179,8 @@ async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
         pin=subscription_id,
     )
     data = [object_json(item) for item in reply.response.items]
-    return respond(reply, list_json(data, url=request.path, has_more=False))
+    # Every item comes in one page, so the page is the count.
+    return respond(reply, list_json(data, url=request.path, has_more=False, total_count=len(data)))
 
 
 async def update_item(request: Request, subscription_id: str, item_id: str) -> HTTPResponse:
@@ -201,9 +203,7 @@ async def update_item(request: Request, subscription_id: str, item_id: str) -> H
 
 async def remove_item(request: Request, subscription_id: str, item_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
-    idempotency, options = await validated_with_key(
-        request, caller.scope, lambda: query_bools(request, ("immediate",))
-    )
+    idempotency, options = await validated_with_key(request, caller.scope, lambda: remove_options(request))
     message = pb.RemoveSubscriptionItemRequest(
         caller=caller.pb(),
         subscription_id=subscription_id,

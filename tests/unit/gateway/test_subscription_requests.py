@@ -114,8 +114,17 @@ async def test_cancel_reads_booleans_from_the_query_string_or_the_body(client, s
     assert (subs.CancelSubscription.last.at_period_end, subs.CancelSubscription.last.prorate) == (False, True)
 
 
-@pytest.mark.parametrize("text", ["1", "True", "yes", ""])
-async def test_a_query_boolean_is_true_or_false_only(client, subs, text):
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("true", True), ("True", True), ("TRUE", True), ("1", True), ("false", False), ("0", False)],
+)
+async def test_a_query_boolean_is_true_or_false_in_any_case_or_1_or_0(client, subs, text, value):
+    r = await client.post(f"{BASE}/subscriptions/{SUB}/cancel?at_period_end={text}", headers=SECRET)
+    assert r.status_code == 200 and subs.CancelSubscription.last.at_period_end is value
+
+
+@pytest.mark.parametrize("text", ["yes", "", "2", "truthy"])
+async def test_any_other_query_boolean_is_refused(client, subs, text):
     r = await client.post(f"{BASE}/subscriptions/{SUB}/cancel?at_period_end={text}", headers=SECRET)
     assert _error(r) == (400, "parameter_invalid", "at_period_end")
 
@@ -250,6 +259,18 @@ async def test_remove_item_reads_immediate_from_the_query_default_false(client, 
     assert _error(r) == (400, "parameter_invalid", "immediate")
 
 
+async def test_remove_item_reads_immediate_from_the_body_too_and_refuses_other_fields(client, subs):
+    url = f"{BASE}/subscriptions/{SUB}/items/{ITEM}"
+    assert (await client.request("DELETE", url, json={"immediate": True}, headers=SECRET)).status_code == 200
+    assert subs.RemoveSubscriptionItem.last.immediate is True
+    calls = len(subs.RemoveSubscriptionItem.calls)
+    r = await client.request("DELETE", url, json={"bogus": 1}, headers=SECRET)
+    assert _error(r) == (400, "parameter_invalid", "bogus")
+    r = await client.request("DELETE", url + "?immediate=true", json={"immediate": False}, headers=SECRET)
+    assert _error(r) == (400, "parameter_invalid", "immediate")
+    assert len(subs.RemoveSubscriptionItem.calls) == calls  # refused: the core was never asked
+
+
 # Preview
 
 
@@ -350,6 +371,40 @@ async def test_invoices_list_filters_and_answers_the_core_objects(client, subs):
     }
     sent = subs.ListInvoices.last
     assert (sent.subscription_id, sent.status) == (SUB, "PAID") and not sent.HasField("customer_id")
+
+
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [
+        (f"subscription={SUB}", {"subscription_id": SUB}),
+        ("customer=cus_1", {"customer_id": "cus_1"}),
+        (f"subscription_id={SUB}&customer=cus_1", {"subscription_id": SUB, "customer_id": "cus_1"}),
+    ],
+)
+async def test_invoice_filters_take_the_object_names_of_design_too(client, subs, query, sent):
+    subs.ListInvoices.by_default(svc.ListInvoicesResponse(invoices=[INVOICE_PB]))
+    assert (await client.get(f"{BASE}/invoices?{query}", headers=SECRET)).status_code == 200
+    last = subs.ListInvoices.last
+    assert {
+        name: getattr(last, name) for name in ("subscription_id", "customer_id") if last.HasField(name)
+    } == sent
+
+
+async def test_a_filter_in_both_spellings_is_refused(client, subs):
+    r = await client.get(f"{BASE}/invoices?customer=cus_1&customer_id=cus_2", headers=SECRET)
+    assert _error(r) == (400, "parameter_invalid", "customer")
+    r = await client.get(f"{BASE}/subscriptions?price=price_1&price_id=price_1", headers=SECRET)
+    assert _error(r) == (400, "parameter_invalid", "price")
+
+
+async def test_subscription_filters_take_customer_and_price(client, subs):
+    subs.ListSubscriptions.by_default(svc.ListSubscriptionsResponse(subscriptions=[SUBSCRIPTION]))
+    r = await client.get(f"{BASE}/subscriptions?customer=cus_1&price=price_1", headers=SECRET)
+    assert r.status_code == 200
+    assert (subs.ListSubscriptions.last.customer_id, subs.ListSubscriptions.last.price_id) == (
+        "cus_1",
+        "price_1",
+    )
 
 
 async def test_invoices_status_is_one_of_the_invoice_statuses(client, subs):

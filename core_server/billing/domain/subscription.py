@@ -415,14 +415,7 @@ class Subscription:
         self.current_period_start, self.current_period_end = period_bounds(
             self.billing_anchor, self.interval, self.interval_count, self.period_index
         )
-        for item in self.items:
-            removed_at = item.removed_at
-            if (
-                item.status is ItemStatus.ACTIVE
-                and removed_at is not None
-                and removed_at <= self.current_period_start
-            ):
-                item.status = ItemStatus.REMOVED
+        self._drop_items_removed_by(self.current_period_start)
         return self.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, rate, at)
 
     def cancel_unpaid(self, at: datetime) -> None:
@@ -442,7 +435,16 @@ class Subscription:
             self.upcoming = self.upcoming_invoice(rate, at)
         self._event(event_type, self.id, at)
 
+    def _drop_items_removed_by(self, moment: datetime) -> None:
+        """Items removed at a period end that `moment` has reached are `removed` from then on (DESIGN §9:
+        `active` with `removedAt` until then)."""
+        for item in self.items:
+            removed_at = item.removed_at
+            if item.status is ItemStatus.ACTIVE and removed_at is not None and removed_at <= moment:
+                item.status = ItemStatus.REMOVED
+
     def _close(self, at: datetime, reason: str) -> None:
+        self._drop_items_removed_by(at)
         self.status = SubscriptionStatus.CANCELED
         self.canceled_at = at
         self.cancel_reason = reason

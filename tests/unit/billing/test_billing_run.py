@@ -66,6 +66,19 @@ def test_cancel_at_period_end_cancels_then_without_an_invoice() -> None:
     assert next_step(subscription, FEB + 100 * DAY) is None
 
 
+def test_an_item_removed_at_period_end_is_removed_when_the_subscription_ends_then() -> None:
+    subscription = started()
+    pay_first(subscription)
+    seat = subscription.add_item(price("price_seat", 1000), 1, ItemProration.NONE, {}, None, START)
+    subscription.remove_item(seat.id, False, START + DAY)
+    assert (seat.status, seat.removed_at) == (ItemStatus.ACTIVE, FEB)
+    subscription.cancel(True, START + 2 * DAY)
+    step = next_step(subscription, FEB)
+    assert step is not None and step.kind is StepKind.PERIOD_END
+    apply_step(subscription, step, None)
+    assert subscription.status is SubscriptionStatus.CANCELED and seat.status is ItemStatus.REMOVED
+
+
 def test_a_trial_that_ended_becomes_active_and_is_billed_from_its_end() -> None:
     subscription = started(price(trial=14))
     trial_end = START + 14 * DAY

@@ -218,13 +218,17 @@ async def remove_item(request: Request, subscription_id: str, item_id: str) -> H
 
 
 async def preview_change(request: Request, subscription_id: str) -> HTTPResponse:
-    """Changes nothing, so it needs no Idempotency-Key (one sent is not used)."""
+    """Changes nothing, yet a POST like any other (DESIGN §6): under an Idempotency-Key a retry gets the
+    first answer back, not a preview computed at a later moment."""
     caller = await admit_api_key(request)
-    parse_query(request, {})
-    message = preview_request(request, caller.pb(), subscription_id)
-    reply = await rpc(
-        request, core_of(request).subscriptions.PreviewSubscriptionChange, message, is_read=True
-    )
+
+    def validate() -> pb.PreviewSubscriptionChangeRequest:
+        parse_query(request, {})
+        return preview_request(request, caller.pb(), subscription_id)
+
+    idempotency, message = await validated_with_key(request, caller.scope, validate)
+    message.idempotency.CopyFrom(idempotency)
+    reply = await rpc(request, core_of(request).subscriptions.PreviewSubscriptionChange, message)
     return respond(reply, object_json(reply.response.preview))
 
 

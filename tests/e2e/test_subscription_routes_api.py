@@ -127,7 +127,8 @@ def test_item_routes_and_the_preview(client: httpx.Client) -> None:
     )
     shown = valid("SubscriptionPreview", ok(preview))
     assert shown["due_now_cents"] == shown["total_cents"] > 0
-    assert ok(client.get(items_url, headers=merchant.auth))["data"] == sub["items"]  # nothing changed
+    unchanged = valid("SubscriptionItemList", ok(client.get(items_url, headers=merchant.auth)))
+    assert unchanged["data"] == sub["items"] and unchanged["total_count"] == 1  # nothing changed
 
     added = client.post(items_url, json={"priceId": seat, "quantity": 2}, headers=merchant.auth)
     item = valid("SubscriptionItem", ok(added, 201))
@@ -139,6 +140,8 @@ def test_item_routes_and_the_preview(client: httpx.Client) -> None:
 
     listed = valid("SubscriptionItemList", ok(client.get(items_url, headers=merchant.auth)))
     assert [i["id"] for i in listed["data"]] == [sub["items"][0]["id"], item["id"]]
+    # The removed item is still listed, and counted: every item comes in the one page.
+    assert listed["has_more"] is False and listed["total_count"] == 2
     base = sub["items"][0]["id"]
     refused = client.delete(f"{items_url}/{base}", headers=merchant.auth)
     assert_error(refused, 400, "invalid_request_error", "invalid_state")
@@ -156,6 +159,23 @@ def test_creates_replay_under_their_idempotency_key(client: httpx.Client) -> Non
     assert again.headers.get("Idempotent-Replayed") == "true"
     assert len(ok(client.get(url, headers=merchant.auth))["data"]) == 2
     other = client.post(url, json={"priceId": seat, "quantity": 5}, headers=headers)
+    assert_error(other, 409, "idempotency_error")
+
+
+def test_a_preview_replays_under_its_idempotency_key(client: httpx.Client) -> None:
+    """DESIGN §6: every POST — a preview too, though it changes nothing: the retry gets the first answer."""
+    merchant = sign_up(client)
+    sub = subscribe(client, merchant)
+    seat = price(client, merchant, 1000)
+    headers = {**merchant.auth, "Idempotency-Key": f"preview-{uuid.uuid4().hex}"}
+    url = f"{API}/subscriptions/{sub['id']}/preview"
+    body = {"add_item": {"priceId": seat, "quantity": 2, "prorationBehavior": "charge_immediately"}}
+    first = client.post(url, json=body, headers=headers)
+    assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
+    again = client.post(url, json=body, headers=headers)
+    assert again.status_code == 200 and again.json() == first.json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    other = client.post(url, json={"add_item": {"priceId": seat, "quantity": 3}}, headers=headers)
     assert_error(other, 409, "idempotency_error")
 
 

@@ -21,6 +21,7 @@ from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_changes import (
     AddItem,
+    Preview,
     PreviewChange,
     PriceChange,
     RemoveItem,
@@ -64,6 +65,12 @@ def change_from_pb(request: pb.PreviewSubscriptionChangeRequest) -> PreviewChang
             return RemoveItem(request.remove_item.item_id, request.remove_item.immediate)
     # The gateway never sends a request without one; a direct gRPC caller is told which field leads.
     raise ParameterMissing("price_id")
+
+
+def _preview_answer(preview: Preview) -> pb.PreviewSubscriptionChangeResponse:
+    return pb.PreviewSubscriptionChangeResponse(
+        preview=subscription_pb2.SubscriptionPreview(object_json=preview_json(preview))
+    )
 
 
 def _optional(request: Any, name: str) -> Any:
@@ -292,11 +299,14 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
     async def PreviewSubscriptionChange(
         self, request: pb.PreviewSubscriptionChangeRequest, context: grpc.aio.ServicerContext
     ) -> pb.PreviewSubscriptionChangeResponse:
-        preview = await self._subscriptions.preview(
-            owner_from_caller(request.caller), request.subscription_id, change_from_pb(request)
-        )
-        return pb.PreviewSubscriptionChangeResponse(
-            preview=subscription_pb2.SubscriptionPreview(object_json=preview_json(preview))
+        change = change_from_pb(request)
+
+        async def operation(owner: Owner, claim: Claim[Preview] | None) -> Preview:
+            # Nothing is written: the runner stores the answer under the key itself.
+            return await self._subscriptions.preview(owner, request.subscription_id, change)
+
+        return await self._idempotent(
+            context, request, pb.PreviewSubscriptionChangeResponse, _preview_answer, operation
         )
 
     # Invoices

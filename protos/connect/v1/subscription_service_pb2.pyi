@@ -278,20 +278,22 @@ class PreviewRemoveItem(_message.Message):
     def __init__(self, item_id: _Optional[str] = ..., immediate: _Optional[bool] = ...) -> None: ...
 
 class PreviewSubscriptionChangeRequest(_message.Message):
-    __slots__ = ("caller", "subscription_id", "price_change", "add_item", "update_item", "remove_item")
+    __slots__ = ("caller", "subscription_id", "price_change", "add_item", "update_item", "remove_item", "idempotency")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
     PRICE_CHANGE_FIELD_NUMBER: _ClassVar[int]
     ADD_ITEM_FIELD_NUMBER: _ClassVar[int]
     UPDATE_ITEM_FIELD_NUMBER: _ClassVar[int]
     REMOVE_ITEM_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     subscription_id: str
     price_change: PreviewPriceChange
     add_item: PreviewAddItem
     update_item: PreviewUpdateItem
     remove_item: PreviewRemoveItem
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ..., price_change: _Optional[_Union[PreviewPriceChange, _Mapping]] = ..., add_item: _Optional[_Union[PreviewAddItem, _Mapping]] = ..., update_item: _Optional[_Union[PreviewUpdateItem, _Mapping]] = ..., remove_item: _Optional[_Union[PreviewRemoveItem, _Mapping]] = ...) -> None: ...
+    idempotency: _common_pb2.Idempotency
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ..., price_change: _Optional[_Union[PreviewPriceChange, _Mapping]] = ..., add_item: _Optional[_Union[PreviewAddItem, _Mapping]] = ..., update_item: _Optional[_Union[PreviewUpdateItem, _Mapping]] = ..., remove_item: _Optional[_Union[PreviewRemoveItem, _Mapping]] = ..., idempotency: _Optional[_Union[_common_pb2.Idempotency, _Mapping]] = ...) -> None: ...
 
 class PreviewSubscriptionChangeResponse(_message.Message):
     __slots__ = ("preview",)

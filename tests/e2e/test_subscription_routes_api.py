@@ -147,36 +147,41 @@ def test_item_routes_and_the_preview(client: httpx.Client) -> None:
     assert_error(refused, 400, "invalid_request_error", "invalid_state")
 
 
+def assert_replays(
+    client: httpx.Client,
+    merchant: Merchant,
+    url: str,
+    body: dict[str, Any],
+    other: dict[str, Any],
+    status: int,
+) -> None:
+    """DESIGN §6: the same key and body get the first answer back, marked; another body is a 409."""
+    headers = {**merchant.auth, "Idempotency-Key": f"key-{uuid.uuid4().hex}"}
+    first = client.post(url, json=body, headers=headers)
+    assert first.status_code == status and "Idempotent-Replayed" not in first.headers
+    again = client.post(url, json=body, headers=headers)
+    assert again.status_code == status and again.json() == first.json()
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert_error(client.post(url, json=other, headers=headers), 409, "idempotency_error")
+
+
 def test_creates_replay_under_their_idempotency_key(client: httpx.Client) -> None:
     merchant = sign_up(client)
     sub = subscribe(client, merchant)
     seat = price(client, merchant, 1000)
-    headers = {**merchant.auth, "Idempotency-Key": f"seat-{uuid.uuid4().hex}"}
     url = f"{API}/subscriptions/{sub['id']}/items"
-    first = client.post(url, json={"priceId": seat}, headers=headers)
-    again = client.post(url, json={"priceId": seat}, headers=headers)
-    assert again.status_code == 201 and again.json() == first.json()
-    assert again.headers.get("Idempotent-Replayed") == "true"
-    assert len(ok(client.get(url, headers=merchant.auth))["data"]) == 2
-    other = client.post(url, json={"priceId": seat, "quantity": 5}, headers=headers)
-    assert_error(other, 409, "idempotency_error")
+    assert_replays(client, merchant, url, {"priceId": seat}, {"priceId": seat, "quantity": 5}, 201)
+    assert len(ok(client.get(url, headers=merchant.auth))["data"]) == 2  # the base and one seat
 
 
 def test_a_preview_replays_under_its_idempotency_key(client: httpx.Client) -> None:
-    """DESIGN §6: every POST — a preview too, though it changes nothing: the retry gets the first answer."""
+    """Every POST — a preview too, though it changes nothing: the retry gets the first answer."""
     merchant = sign_up(client)
     sub = subscribe(client, merchant)
     seat = price(client, merchant, 1000)
-    headers = {**merchant.auth, "Idempotency-Key": f"preview-{uuid.uuid4().hex}"}
     url = f"{API}/subscriptions/{sub['id']}/preview"
     body = {"add_item": {"priceId": seat, "quantity": 2, "prorationBehavior": "charge_immediately"}}
-    first = client.post(url, json=body, headers=headers)
-    assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
-    again = client.post(url, json=body, headers=headers)
-    assert again.status_code == 200 and again.json() == first.json()
-    assert again.headers.get("Idempotent-Replayed") == "true"
-    other = client.post(url, json={"add_item": {"priceId": seat, "quantity": 3}}, headers=headers)
-    assert_error(other, 409, "idempotency_error")
+    assert_replays(client, merchant, url, body, {"add_item": {"priceId": seat, "quantity": 3}}, 200)
 
 
 def test_refusals_name_their_param(client: httpx.Client) -> None:

@@ -61,7 +61,10 @@ async def list_plans(request: Request) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).catalog.ListPlans, message, is_read=True)
     data = [catalog_object_json(p) for p in reply.response.plans]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    body = list_json(
+        data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
+    )
+    return respond(reply, body)
 
 
 async def get_plan(request: Request, plan_id: str) -> HTTPResponse:
@@ -103,7 +106,10 @@ async def list_prices(request: Request, plan_id: str) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).catalog.ListPrices, message, is_read=True)
     data = [catalog_object_json(p) for p in reply.response.prices]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    body = list_json(
+        data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
+    )
+    return respond(reply, body)
 
 
 async def get_price(request: Request, price_id: str) -> HTTPResponse:

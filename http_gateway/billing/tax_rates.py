@@ -52,7 +52,10 @@ async def list_tax_rates(request: Request) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).catalog.ListTaxRates, message, is_read=True)
     data = [catalog_object_json(r) for r in reply.response.tax_rates]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    body = list_json(
+        data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
+    )
+    return respond(reply, body)
 
 
 async def get_tax_rate(request: Request, tax_rate_id: str) -> HTTPResponse:

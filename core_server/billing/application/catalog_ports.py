@@ -7,13 +7,14 @@ from typing import Protocol
 
 from core_server.billing.domain.catalog import Plan, Price
 from core_server.billing.domain.tax import TaxRate
+from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 
 
 @dataclass(frozen=True, slots=True)
 class ListQuery:
-    """One page of an owner's list, newest first; `starting_after` was checked to be the owner's."""
+    """A page of `limit` rows of an owner's list, newest first; `starting_after` is the owner's."""
 
     merchant_id: str
     environment: Environment
@@ -35,8 +36,8 @@ class TaxRateRepository(Protocol):
 
     async def get(self, merchant_id: str, environment: Environment, rate_id: str) -> TaxRate | None: ...
 
-    async def list_page(self, query: ListQuery) -> list[TaxRate]:
-        """Up to `limit` rows (the caller asks one more to learn whether more follow)."""
+    async def list_page(self, query: ListQuery) -> Page[TaxRate]:
+        """Newest first, `limit` rows and whether more follow; `total_count` counts all of the owner's."""
 
     async def active_for_country(
         self, merchant_id: str, environment: Environment, country: str
@@ -54,8 +55,8 @@ class PlanRepository(Protocol):
 
     async def get(self, merchant_id: str, environment: Environment, plan_id: str) -> Plan | None: ...
 
-    async def list_page(self, query: ListQuery) -> list[Plan]:
-        """Up to `limit` rows, newest first."""
+    async def list_page(self, query: ListQuery) -> Page[Plan]:
+        """Newest first, `limit` rows and whether more follow; `total_count` counts all of the owner's."""
 
 
 class PriceRepository(Protocol):
@@ -64,8 +65,8 @@ class PriceRepository(Protocol):
 
     async def get(self, merchant_id: str, environment: Environment, price_id: str) -> Price | None: ...
 
-    async def list_page(self, query: ListQuery, plan_id: str) -> list[Price]:
-        """Up to `limit` prices of one plan, newest first."""
+    async def list_page(self, query: ListQuery, plan_id: str) -> Page[Price]:
+        """One plan's prices, newest first; `total_count` counts all of that plan's."""
 
     async def set_active(
         self, merchant_id: str, environment: Environment, price_id: str, active: bool

@@ -97,8 +97,8 @@ class PlanService:
             and await self._plans.get(owner.merchant_id, owner.environment, starting_after) is not None
         ):
             raise bad_cursor("plan", starting_after)
-        query = ListQuery(owner.merchant_id, owner.environment, checked + 1, starting_after)
-        return Page.of(await self._plans.list_page(query), checked)
+        query = ListQuery(owner.merchant_id, owner.environment, checked, starting_after)
+        return await self._plans.list_page(query)
 
     async def create_price(
         self,
@@ -162,8 +162,8 @@ class PlanService:
             )
             if cursor is None or cursor.plan_id != plan.id:
                 raise bad_cursor("price of this plan", starting_after)
-        query = ListQuery(owner.merchant_id, owner.environment, checked + 1, starting_after)
-        return Page.of(await self._prices.list_page(query, plan.id), checked)
+        query = ListQuery(owner.merchant_id, owner.environment, checked, starting_after)
+        return await self._prices.list_page(query, plan.id)
 
     async def set_price_active(self, owner: Owner, price_id: str, active: bool | None) -> Price:
         """The one change a price allows; an empty change answers the price as it is."""

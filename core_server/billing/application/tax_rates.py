@@ -98,8 +98,8 @@ class TaxRateService:
                 f"starting_after names no tax rate of yours: '{starting_after[:100]}'.",
                 param="starting_after",
             )
-        query = ListQuery(owner.merchant_id, owner.environment, checked + 1, starting_after)
-        return Page.of(await self._rates.list_page(query), checked)
+        query = ListQuery(owner.merchant_id, owner.environment, checked, starting_after)
+        return await self._rates.list_page(query)
 
     async def update(
         self, owner: Owner, rate_id: str, *, display_name: str | None = None, active: bool | None = None

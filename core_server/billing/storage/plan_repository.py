@@ -10,6 +10,8 @@ from core_server.billing.application.catalog_ports import ListQuery
 from core_server.billing.domain.catalog import Plan, Price, PriceTerms
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
+from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import insert_with_answer
@@ -23,18 +25,21 @@ VALUES (%(id)s, %(merchant_id)s, %(environment)s, %(name)s, %(description)s, %(a
 _PLAN_COLUMNS = "id, merchant_id, environment, name, description, active, metadata, created_at"
 # One plan of one owner: another tenant's id finds nothing.
 _GET_PLAN = "SELECT " + _PLAN_COLUMNS + " FROM plans WHERE id = %s AND merchant_id = %s AND environment = %s"
+# The owner's plans: a page and its count share the filter.
+_PLANS_OF_OWNER = " FROM plans WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
 # A page of plans, newest first; the cursor was checked to be the owner's before.
 _LIST_PLANS = (
     "SELECT "
     + _PLAN_COLUMNS
-    + """ FROM plans
-WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
+    + _PLANS_OF_OWNER
+    + """
   AND (%(cursor)s::text IS NULL OR seq < (
         SELECT seq FROM plans
         WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s))
 ORDER BY seq DESC
-LIMIT %(limit)s"""
+LIMIT %(fetch)s"""
 )
+_COUNT_PLANS = "SELECT count(*) AS n" + _PLANS_OF_OWNER
 # A new price of an existing plan of the same owner.
 _INSERT_PRICE = """
 INSERT INTO prices (id, merchant_id, environment, plan_id, amount_cents, currency, billing_interval,
@@ -50,19 +55,25 @@ _PRICE_COLUMNS = (
 _GET_PRICE = (
     "SELECT " + _PRICE_COLUMNS + " FROM prices WHERE id = %s AND merchant_id = %s AND environment = %s"
 )
+# One plan's prices of the owner: a page and its count share the filter.
+_PRICES_OF_PLAN = (
+    " FROM prices WHERE plan_id = %(plan_id)s AND merchant_id = %(merchant_id)s"
+    " AND environment = %(environment)s"
+)
 # A page of one plan's prices, newest first.
 _LIST_PRICES = (
     "SELECT "
     + _PRICE_COLUMNS
-    + """ FROM prices
-WHERE plan_id = %(plan_id)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s
+    + _PRICES_OF_PLAN
+    + """
   AND (%(cursor)s::text IS NULL OR seq < (
         SELECT seq FROM prices
         WHERE id = %(cursor)s AND plan_id = %(plan_id)s AND merchant_id = %(merchant_id)s
           AND environment = %(environment)s))
 ORDER BY seq DESC
-LIMIT %(limit)s"""
+LIMIT %(fetch)s"""
 )
+_COUNT_PRICES = "SELECT count(*) AS n" + _PRICES_OF_PLAN
 # The only column of a price that ever changes.
 _SET_PRICE_ACTIVE = (
     """
@@ -110,7 +121,7 @@ def _page_params(query: ListQuery) -> dict[str, Any]:
         "merchant_id": query.merchant_id,
         "environment": query.environment.value,
         "cursor": query.starting_after,
-        "limit": query.limit,
+        "fetch": query.limit + 1,
     }
 
 
@@ -139,10 +150,13 @@ class PgPlanRepository:
         return plan_from_row(row) if row else None
 
     @wraps_psycopg_errors
-    async def list_page(self, query: ListQuery) -> list[Plan]:
-        async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST_PLANS, _page_params(query))).fetchall()
-        return [plan_from_row(row) for row in rows]
+    async def list_page(self, query: ListQuery) -> Page[Plan]:
+        params = _page_params(query)
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+            rows = await (await conn.execute(_LIST_PLANS, params)).fetchall()
+            count = await (await conn.execute(_COUNT_PLANS, params)).fetchone()
+        total = int(count["n"]) if count else 0
+        return Page.of([plan_from_row(row) for row in rows], query.limit, total_count=total)
 
 
 class PgPriceRepository:
@@ -176,12 +190,13 @@ class PgPriceRepository:
         return price_from_row(row) if row else None
 
     @wraps_psycopg_errors
-    async def list_page(self, query: ListQuery, plan_id: str) -> list[Price]:
-        async with self._pool.connection() as conn:
-            rows = await (
-                await conn.execute(_LIST_PRICES, {**_page_params(query), "plan_id": plan_id})
-            ).fetchall()
-        return [price_from_row(row) for row in rows]
+    async def list_page(self, query: ListQuery, plan_id: str) -> Page[Price]:
+        params = {**_page_params(query), "plan_id": plan_id}
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+            rows = await (await conn.execute(_LIST_PRICES, params)).fetchall()
+            count = await (await conn.execute(_COUNT_PRICES, params)).fetchone()
+        total = int(count["n"]) if count else 0
+        return Page.of([price_from_row(row) for row in rows], query.limit, total_count=total)
 
     @wraps_psycopg_errors
     async def set_active(

@@ -11,6 +11,8 @@ from core_server.billing.application.catalog_ports import ListQuery, TaxRateChan
 from core_server.billing.domain.tax import TaxRate
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
+from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import insert_with_answer
@@ -28,18 +30,21 @@ _COLUMNS = (
 )
 # One rate of one owner: another tenant's id finds nothing.
 _GET = "SELECT " + _COLUMNS + " FROM tax_rates WHERE id = %s AND merchant_id = %s AND environment = %s"
+# The owner's rates: a page and its count share the filter.
+_OF_OWNER = " FROM tax_rates WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
 # A page, newest first; the cursor was checked to be the owner's before.
 _LIST = (
     "SELECT "
     + _COLUMNS
-    + """ FROM tax_rates
-WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
+    + _OF_OWNER
+    + """
   AND (%(cursor)s::text IS NULL OR seq < (
         SELECT seq FROM tax_rates
         WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s))
 ORDER BY seq DESC
-LIMIT %(limit)s"""
+LIMIT %(fetch)s"""
 )
+_COUNT = "SELECT count(*) AS n" + _OF_OWNER
 # Address resolution's candidates: active rates of one country, oldest first (a stable winner).
 _ACTIVE_FOR_COUNTRY = (
     "SELECT "
@@ -105,16 +110,18 @@ class PgTaxRateRepository:
         return tax_rate_from_row(row) if row else None
 
     @wraps_psycopg_errors
-    async def list_page(self, query: ListQuery) -> list[TaxRate]:
+    async def list_page(self, query: ListQuery) -> Page[TaxRate]:
         params = {
             "merchant_id": query.merchant_id,
             "environment": query.environment.value,
             "cursor": query.starting_after,
-            "limit": query.limit,
+            "fetch": query.limit + 1,
         }
-        async with self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
-        return [tax_rate_from_row(row) for row in rows]
+            count = await (await conn.execute(_COUNT, params)).fetchone()
+        total = int(count["n"]) if count else 0
+        return Page.of([tax_rate_from_row(row) for row in rows], query.limit, total_count=total)
 
     @wraps_psycopg_errors
     async def active_for_country(

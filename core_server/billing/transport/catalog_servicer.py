@@ -90,7 +90,9 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
             starting_after=request.starting_after or None,
         )
         return pb.ListTaxRatesResponse(
-            tax_rates=[tax_rate_to_pb(r) for r in page.items], has_more=page.has_more
+            tax_rates=[tax_rate_to_pb(r) for r in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count or 0,
         )
 
     @rpc
@@ -143,7 +145,11 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
             limit=request.limit,
             starting_after=request.starting_after or None,
         )
-        return pb.ListPlansResponse(plans=[plan_to_pb(p) for p in page.items], has_more=page.has_more)
+        return pb.ListPlansResponse(
+            plans=[plan_to_pb(p) for p in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count or 0,
+        )
 
     @rpc
     async def GetPlan(
@@ -183,7 +189,11 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
             limit=request.limit,
             starting_after=request.starting_after or None,
         )
-        return pb.ListPricesResponse(prices=[price_to_pb(p) for p in page.items], has_more=page.has_more)
+        return pb.ListPricesResponse(
+            prices=[price_to_pb(p) for p in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count or 0,
+        )
 
     @rpc
     async def GetPrice(

@@ -54,12 +54,14 @@ class ListTaxRatesRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListTaxRatesResponse(_message.Message):
-    __slots__ = ("tax_rates", "has_more")
+    __slots__ = ("tax_rates", "has_more", "total_count")
     TAX_RATES_FIELD_NUMBER: _ClassVar[int]
     HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
     tax_rates: _containers.RepeatedCompositeFieldContainer[_catalog_pb2.TaxRate]
     has_more: bool
-    def __init__(self, tax_rates: _Optional[_Iterable[_Union[_catalog_pb2.TaxRate, _Mapping]]] = ..., has_more: _Optional[bool] = ...) -> None: ...
+    total_count: int
+    def __init__(self, tax_rates: _Optional[_Iterable[_Union[_catalog_pb2.TaxRate, _Mapping]]] = ..., has_more: _Optional[bool] = ..., total_count: _Optional[int] = ...) -> None: ...
 
 class GetTaxRateRequest(_message.Message):
     __slots__ = ("caller", "tax_rate_id")
@@ -133,12 +135,14 @@ class ListPlansRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListPlansResponse(_message.Message):
-    __slots__ = ("plans", "has_more")
+    __slots__ = ("plans", "has_more", "total_count")
     PLANS_FIELD_NUMBER: _ClassVar[int]
     HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
     plans: _containers.RepeatedCompositeFieldContainer[_catalog_pb2.Plan]
     has_more: bool
-    def __init__(self, plans: _Optional[_Iterable[_Union[_catalog_pb2.Plan, _Mapping]]] = ..., has_more: _Optional[bool] = ...) -> None: ...
+    total_count: int
+    def __init__(self, plans: _Optional[_Iterable[_Union[_catalog_pb2.Plan, _Mapping]]] = ..., has_more: _Optional[bool] = ..., total_count: _Optional[int] = ...) -> None: ...
 
 class GetPlanRequest(_message.Message):
     __slots__ = ("caller", "plan_id")
@@ -202,12 +206,14 @@ class ListPricesRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., plan_id: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListPricesResponse(_message.Message):
-    __slots__ = ("prices", "has_more")
+    __slots__ = ("prices", "has_more", "total_count")
     PRICES_FIELD_NUMBER: _ClassVar[int]
     HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
     prices: _containers.RepeatedCompositeFieldContainer[_catalog_pb2.Price]
     has_more: bool
-    def __init__(self, prices: _Optional[_Iterable[_Union[_catalog_pb2.Price, _Mapping]]] = ..., has_more: _Optional[bool] = ...) -> None: ...
+    total_count: int
+    def __init__(self, prices: _Optional[_Iterable[_Union[_catalog_pb2.Price, _Mapping]]] = ..., has_more: _Optional[bool] = ..., total_count: _Optional[int] = ...) -> None: ...
 
 class GetPriceRequest(_message.Message):
     __slots__ = ("caller", "price_id")

@@ -230,6 +230,7 @@ async def test_list_items_is_one_unpaged_list(client, subs):
         "data": [json.loads(ITEM_PB.object_json)],
         "has_more": False,
         "url": f"{BASE}/subscriptions/{SUB}/items",
+        "total_count": 1,
     }
 
 

@@ -158,7 +158,9 @@ def _bodies(subscription: Subscription) -> dict[str, list[Any]]:
     return {
         "Subscription": [json.loads(subscription_json(subscription))],
         "SubscriptionItem": items,
-        "SubscriptionItemList": [list_json(items, url="/v1/subscriptions/x/items", has_more=False)],
+        "SubscriptionItemList": [
+            list_json(items, url="/v1/subscriptions/x/items", has_more=False, total_count=len(items))
+        ],
         "Invoice": invoices,
         "InvoiceList": [list_json(invoices, url="/v1/invoices", has_more=False, total_count=len(invoices))],
         "SubscriptionList": [

@@ -128,13 +128,24 @@ def test_plan_errors(client: httpx.Client) -> None:
     assert_error(unknown, 400, "invalid_request_error", "parameter_invalid", "amount")
 
 
+def live_key_of(client: httpx.Client, merchant: Merchant) -> dict[str, str]:
+    """The same merchant's secret key of the live environment."""
+    key = client.post(f"{API}/keys", json={"name": "live", "environment": "live"}, headers=merchant.jwt)
+    assert key.status_code == 201, key.text
+    return {"Authorization": f"Bearer {key.json()['secret_key']}"}
+
+
 def test_lists_paginate_newest_first(client: httpx.Client) -> None:
-    merchant = sign_up(client)
+    merchant, stranger = sign_up(client), sign_up(client)
+    new_plan(client, stranger)
     plans = [new_plan(client, merchant, name=f"P{i}")["id"] for i in range(3)]
     page = client.get(f"{API}/plans", params={"limit": 2}, headers=merchant.auth).json()
     assert [p["id"] for p in page["data"]] == plans[::-1][:2] and page["has_more"] is True
+    # total_count counts every plan of the caller's environment, not the page.
+    assert page["total_count"] == 3
     rest = client.get(f"{API}/plans", params={"starting_after": plans[1]}, headers=merchant.auth).json()
     assert [p["id"] for p in rest["data"]] == [plans[0]] and rest["has_more"] is False
+    assert rest["total_count"] == 3
 
     prices = [create_price(client, merchant, plans[0], amount_cents=100 + i).json()["id"] for i in range(3)]
     other_plan_price = create_price(client, merchant, plans[1]).json()["id"]
@@ -142,8 +153,18 @@ def test_lists_paginate_newest_first(client: httpx.Client) -> None:
     page = client.get(url, params={"limit": 2}, headers=merchant.auth).json()
     assert page["url"] == url and page["object"] == "list"
     assert [p["id"] for p in page["data"]] == prices[::-1][:2] and page["has_more"] is True
+    assert page["total_count"] == 3
     rest = client.get(url, params={"limit": 2, "starting_after": prices[1]}, headers=merchant.auth).json()
     assert [p["id"] for p in rest["data"]] == [prices[0]] and rest["has_more"] is False
+    assert rest["total_count"] == 3
+    # Another plan's prices count for that plan only.
+    other_plan = client.get(f"{API}/plans/{plans[1]}/prices", headers=merchant.auth).json()
+    assert [p["id"] for p in other_plan["data"]] == [other_plan_price] and other_plan["total_count"] == 1
+    assert client.get(f"{API}/plans/{plans[2]}/prices", headers=merchant.auth).json()["total_count"] == 0
+    # Another merchant's plans, and the same merchant's live environment, are not counted.
+    assert client.get(f"{API}/plans", headers=stranger.auth).json()["total_count"] == 1
+    live = client.get(f"{API}/plans", headers=live_key_of(client, merchant)).json()
+    assert live["data"] == [] and live["total_count"] == 0
     # A cursor must be a price of this plan.
     foreign_cursor = client.get(url, params={"starting_after": other_plan_price}, headers=merchant.auth)
     assert_error(foreign_cursor, 400, "invalid_request_error", "parameter_invalid", "starting_after")

@@ -57,8 +57,9 @@ def test_create_get_list_and_patch(client: httpx.Client) -> None:
     assert reactivated == {**rate, "display_name": "CA sales tax"}
 
 
-def test_list_is_newest_first_and_paginates(client: httpx.Client) -> None:
-    merchant = sign_up(client)
+def test_list_is_newest_first_paginates_and_counts(client: httpx.Client) -> None:
+    merchant, stranger = sign_up(client), sign_up(client)
+    create(client, stranger)
     ids = [create(client, merchant, percentage=p).json()["id"] for p in ("1", "2.5", "99.9999")]
     first = client.get(f"{API}/tax-rates", params={"limit": 2}, headers=merchant.auth)
     assert first.status_code == 200, first.text
@@ -66,10 +67,23 @@ def test_list_is_newest_first_and_paginates(client: httpx.Client) -> None:
     assert page["object"] == "list" and page["url"] == f"{API}/tax-rates"
     assert [r["id"] for r in page["data"]] == ids[::-1][:2] and page["has_more"] is True
     assert [r["percentage"] for r in page["data"]] == ["99.9999", "2.5"]
+    # total_count counts every rate of the caller's environment, not the page.
+    assert page["total_count"] == 3
     rest = client.get(
         f"{API}/tax-rates", params={"limit": 2, "starting_after": ids[1]}, headers=merchant.auth
     ).json()
     assert [r["id"] for r in rest["data"]] == [ids[0]] and rest["has_more"] is False
+    assert rest["total_count"] == 3
+    # An inactive rate is still one of the caller's rates.
+    client.patch(f"{API}/tax-rates/{ids[0]}", json={"active": False}, headers=merchant.auth)
+    assert client.get(f"{API}/tax-rates", headers=merchant.auth).json()["total_count"] == 3
+    # Another merchant's rates, and the same merchant's live environment, are not counted.
+    assert client.get(f"{API}/tax-rates", headers=stranger.auth).json()["total_count"] == 1
+    live_key = client.post(f"{API}/keys", json={"name": "live", "environment": "live"}, headers=merchant.jwt)
+    assert live_key.status_code == 201, live_key.text
+    live_auth = {"Authorization": f"Bearer {live_key.json()['secret_key']}"}
+    live = client.get(f"{API}/tax-rates", headers=live_auth).json()
+    assert live["data"] == [] and live["total_count"] == 0
     assert_error(
         client.get(f"{API}/tax-rates", params={"limit": 0}, headers=merchant.auth),
         400, "invalid_request_error", "parameter_invalid", "limit",

@@ -8,8 +8,8 @@ move lands 0–2 seconds after the half: the amounts below are chosen so that su
 a rounded cent (e.g. 3000 × 302 399 / 604 800 = 1499.995 → 1500), and the `proration` inputs each line
 carries are recomputed exactly.
 
-Item moves and price changes are in test_subscription_changes_api.py; the helpers both share, in
-subscription_api_helpers.py.
+Item moves and price changes are in test_subscription_changes_api.py, dunning in
+test_subscription_dunning_api.py; the helpers they share, in subscription_api_helpers.py.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from tests.e2e.subscription_api_helpers import (
     DRIFT,
     DUNNING_CARD,
     JSON,
-    OK_CARD,
     WEEK,
     advance_to,
     charge,
@@ -236,77 +235,6 @@ def test_creation_with_a_trial_is_trialing_and_charges_nothing(client: httpx.Cli
     assert invoices(client, merchant, subscription_id=sub["id"]) == []
     assert invoice_charges(client, merchant) == []
     assert get_sub(client, merchant, sub["id"]) == sub
-
-
-def test_the_dunning_card_leaves_the_first_invoice_open_and_the_subscription_past_due(
-    client: httpx.Client,
-) -> None:
-    merchant = sign_up(client)
-    sub = subscribe(
-        client, merchant, customer(client, merchant, card=DUNNING_CARD), price(client, merchant, 3000)
-    )
-    assert sub["status"] == "PAST_DUE"
-    owed = invoice(client, merchant, sub["latest_invoice"])
-    assert owed["status"] == "OPEN" and owed["attempt_count"] == 1 and owed["paid_at"] is None
-    assert owed["total_cents"] == 3000 and owed["billing_reason"] == "subscription_create"
-    # DESIGN §9: the first retry is 3 days after the first failure, which is the invoice's creation
-    # (give or take the second the charge attempt took).
-    assert 0 <= owed["next_attempt_at"] - (owed["created"] + 3 * DAY) <= 2
-    failed = charge(client, merchant, owed["charge"])
-    assert failed["status"] == "failed" and failed["invoice"] == owed["id"] and failed["amount"] == 3000
-    assert [c["id"] for c in invoice_charges(client, merchant)] == [failed["id"]]
-    [event] = events_of(client, merchant, "invoice.payment_failed")
-    assert event["data"]["object"] == owed
-    assert events_of(client, merchant, "invoice.paid") == []
-
-
-def test_a_new_default_card_pays_what_an_unpaid_subscription_owes_and_bills_the_week_in_progress(
-    client: httpx.Client,
-) -> None:
-    merchant = sign_up(client)
-    cus = customer(client, merchant, card=DUNNING_CARD)
-    sub = subscribe(client, merchant, cus, price(client, merchant, 3000))
-    created, owed_id = sub["created"], sub["latest_invoice"]
-    first_failure = invoice(client, merchant, owed_id)["next_attempt_at"] - 3 * DAY
-    for day in (3, 8, 15):  # the run's three retries fail: UNCOLLECTIBLE and UNPAID (DESIGN §9)
-        advance_to(client, merchant, first_failure + day * DAY + 1)
-    owed = invoice(client, merchant, owed_id)
-    assert (owed["status"], owed["attempt_count"], owed["next_attempt_at"]) == ("UNCOLLECTIBLE", 4, None)
-    assert get_sub(client, merchant, sub["id"])["status"] == "UNPAID"
-
-    def set_default_card(number: str) -> None:
-        card = {"number": number, "exp_month": 12, "exp_year": 2099, "cvc": "123"}
-        body = {"type": "card", "card": card, "set_default": True}
-        ok(client.post(f"{API}/customers/{cus}/payment-methods", json=body, headers=merchant.auth), 201)
-
-    # Another card that declines: one more attempt, still UNCOLLECTIBLE, still UNPAID, no new schedule.
-    set_default_card(DUNNING_CARD)
-    declined = invoice(client, merchant, owed_id)
-    assert (declined["status"], declined["attempt_count"], declined["next_attempt_at"]) == (
-        "UNCOLLECTIBLE",
-        5,
-        None,
-    )
-    assert charge(client, merchant, declined["charge"])["status"] == "failed"
-    assert get_sub(client, merchant, sub["id"])["status"] == "UNPAID"
-    assert len(events_of(client, merchant, "invoice.payment_failed")) == 5
-
-    # A good card pays it at once: ACTIVE again. Day 15 is in week 3 (days 14–21); week 2 passed UNPAID
-    # and is not billed, week 3 is invoiced and paid in the same request.
-    set_default_card(OK_CARD)
-    paid = invoice(client, merchant, owed_id)
-    assert (paid["status"], paid["attempt_count"]) == ("PAID", 6)
-    assert charge(client, merchant, paid["charge"])["status"] == "captured"
-    recovered = get_sub(client, merchant, sub["id"])
-    assert recovered["status"] == "ACTIVE"
-    week3 = (created + 14 * DAY, created + 21 * DAY)
-    assert (recovered["current_period_start"], recovered["current_period_end"]) == week3
-    billed = invoice(client, merchant, recovered["latest_invoice"])
-    assert billed["status"] == "PAID" and billed["total_cents"] == 3000
-    assert (billed["period_start"], billed["period_end"]) == week3
-    assert len(invoices(client, merchant, subscription_id=sub["id"])) == 2
-    paid_events = events_of(client, merchant, "invoice.paid")
-    assert sorted(e["data"]["object"]["id"] for e in paid_events) == sorted([owed_id, billed["id"]])
 
 
 def test_cancel_at_period_end_keeps_it_active_until_then(client: httpx.Client) -> None:

@@ -98,14 +98,12 @@ def state_page(
 
 
 def expired_page() -> HTTPResponse:
-    """HTTP 200, as the checkout pages answer every invalid state (DESIGN §5a): the customer's browser
-    gets a page that says what happened, never an error status."""
     return state_page(
         "expired",
         "This link has expired",
         "For your security, billing portal links work for one hour. Return to the merchant's site and "
         "open the billing portal again.",
-        200,
+        404,
     )
 
 

@@ -55,6 +55,7 @@ from core_server.metrics import sample_queue_depth, serve_metrics, track_active_
 from core_server.payments.transport.charge_servicer import ChargeServicer
 from core_server.payments.transport.checkout_servicer import CheckoutServicer
 from core_server.rpc.interceptors import AuthTokenInterceptor
+from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.transport.webhook_servicer import WebhookServicer
 
 logger = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ async def serve(settings: Settings) -> None:
         job.cancel()
     # In-flight RPCs get the grace period (SHUTDOWN_GRACE_SECONDS); then actors release their leases.
     await server.stop(settings.shutdown_grace_seconds)
-    await asyncio.gather(*jobs, return_exceptions=True)
+    await cancel_and_wait(*jobs)
     await core.close()
     if metrics_server is not None:
         metrics_server.shutdown()

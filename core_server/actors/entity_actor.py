@@ -37,6 +37,7 @@ from typing import Any
 from core_server.actors.envelope import Envelope
 from core_server.actors.errors import ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.actors.lease import EntityLease
+from core_server.task_stop import cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -312,9 +313,8 @@ class EntityActor(abc.ABC):
     async def _stop_renewing(self) -> None:
         task, self._renew_task = self._renew_task, None
         if task is not None:
-            task.cancel()
             # await: only the renew task's own cleanup runs here.
-            await asyncio.wait({task})
+            await cancel_and_wait(task)
 
     def _log_crash(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:

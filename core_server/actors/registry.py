@@ -10,6 +10,7 @@ from typing import Any
 from core_server.actors.entity_actor import EntityActor
 from core_server.actors.envelope import Envelope
 from core_server.actors.errors import ActorStopped
+from core_server.task_stop import cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +124,9 @@ class ActorRegistry:
             logger.warning(
                 "registry %s: %d actor(s) still busy after %.1fs, cancelling", self._name, len(pending), grace
             )
-            for task in pending:
-                task.cancel()
-            # await: cancelled turns unwind; their cleanup still releases the leases.
-            await asyncio.wait(pending)
+            # await: cancelled turns unwind; their cleanup still releases the leases (a second cancel
+            # only after a second, for a first one a client library swallowed).
+            await cancel_and_wait(*pending, recancel=1.0)
         logger.info("registry %s: stopped %d actor(s)", self._name, len(actors))
 
 

@@ -10,6 +10,8 @@ from collections.abc import Callable
 import psycopg
 from psycopg import sql
 
+from core_server.task_stop import cancel_and_wait
+
 logger = logging.getLogger(__name__)
 
 RECONNECT_SECONDS = 2.0
@@ -36,8 +38,7 @@ class PgNotifyWakeups:
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
 
     async def _listen(self, wake: Callable[[], None]) -> None:
         while True:

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 from core_server.kernel.application.ports import Clock
+from core_server.task_stop import cancel_and_wait
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,7 @@ class CoreHeartbeat:
         """At shutdown, after the actors drained (no turn of this core runs any more): stop beating and
         drop the row, so a claim left behind is taken over at once."""
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await cancel_and_wait(self._task)
             self._task = None
         try:
             await self._forget()

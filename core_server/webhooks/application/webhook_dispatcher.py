@@ -25,6 +25,7 @@ from datetime import timedelta
 from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.metrics import WEBHOOK_ATTEMPTS
+from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.application.ports import (
     ClaimedDelivery,
     DeliveryQueue,
@@ -144,9 +145,7 @@ class WebhookDispatcher:
             # keeps its lease and is sent again by any core once the lease lapses (at-least-once).
             if self._tasks:
                 await asyncio.wait(set(self._tasks), timeout=min(self._timeout, SHUTDOWN_GRACE_SECONDS))
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await cancel_and_wait(*self._tasks)
             if self._wakeups is not None:
                 await self._wakeups.close()
 

@@ -215,7 +215,7 @@ class EntityActor(abc.ABC):
                 acquiring.cancel()
         if not acquiring.done() or acquiring.cancelled():
             # await: let the cancelled SET NX unwind; a key it may have taken is released on exit.
-            await asyncio.gather(acquiring, return_exceptions=True)
+            await cancel_and_wait(acquiring)
             return False
         return acquiring.result()
 

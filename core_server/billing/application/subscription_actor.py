@@ -179,7 +179,7 @@ class SubscriptionActor(EntityActor):
     async def _commit(self, working: Subscription, completion: Any) -> None:
         write = TurnWrite(events=subscription_events(working), completion=completion)
         # The only await that writes: a StaleFence here stops this actor (another process owns it).
-        await self._subscriptions.save(working, self._fence, write)
+        await self._subscriptions.save(working, self._fence, write, previous=self._state)
         working.pending_events.clear()
         # Only invoices still waiting for a payment stay in memory (the domain looks for them).
         working.invoices = working.owed()

@@ -55,9 +55,12 @@ class SubscriptionRepository(Protocol):
         """The subscription for its actor, with every item, the prorations not yet billed and its OPEN
         invoices; takes the fence (bumps the row's fence token) and returns it."""
 
-    async def save(self, subscription: Subscription, fence: int, write: TurnWrite) -> None:
+    async def save(
+        self, subscription: Subscription, fence: int, write: TurnWrite, previous: Subscription | None = None
+    ) -> None:
         """Fenced write of the row, its items, prorations and touched invoices, events and answer in one
-        statement; StaleFence when the fence moved (nothing written)."""
+        statement; StaleFence when the fence moved (nothing written). `previous`: the state as this process
+        last saved or loaded it; children equal to theirs there are not written again."""
 
     async def get(
         self, merchant_id: str, environment: Environment, subscription_id: str

@@ -298,8 +298,10 @@ class PgSubscriptionRepository:
             return subscription, row["fence_token"]
 
     @wraps_psycopg_errors
-    async def save(self, subscription: Subscription, fence: int, write: TurnWrite) -> None:
-        statement, params = save_statement(subscription, fence, write)
+    async def save(
+        self, subscription: Subscription, fence: int, write: TurnWrite, previous: Subscription | None = None
+    ) -> None:
+        statement, params = save_statement(subscription, fence, write, previous)
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()

@@ -7,8 +7,10 @@ update of an owned subscription with its items, prorations and the invoices the 
 events and the stored idempotent answer; if the fence moved (another process owns the subscription)
 the update matches no row and nothing else is written either.
 
-The children are upserts by id from arrays, so a save needs no diff: it hands over every item (there
-are few), every pending proration and the invoices in memory, and each row takes its current values.
+The children are upserts by id from arrays, and each row takes its current values. A save hands over
+only the children that differ from the state the process last saved or loaded (the actor keeps it), so a
+turn that advanced a period rewrites neither its items nor its notices; without that state, every item,
+pending proration and invoice in memory.
 An upsert only ever updates a row of the same subscription: a fresh id that met another's row (a
 collision of random ids) writes nothing rather than another tenant's row.
 An invoice's lines and totals never change once written, so its upsert updates only its status and
@@ -22,7 +24,8 @@ ledger's (type, source) index; the invoice's charge writes no `charge` row, so t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 from core_server.billing.domain.subscription import Subscription
 from core_server.billing.storage.subscription_rows import (
@@ -37,6 +40,14 @@ from core_server.billing.storage.subscription_rows import (
 from core_server.kernel.application.ports import TurnWrite
 from core_server.kernel.storage.fenced_save import FencedCreate, FencedSave, turn_params
 from core_server.kernel.storage.ledger_rows import ledger_params, ledger_rows_cte
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Child = TypeVar("_Child", bound=_Identified)
 
 # Every column of a new subscription; the fence token starts at its default (1 until the first activation).
 _INSERT_SUBSCRIPTION = """
@@ -192,25 +203,39 @@ CREATE_SUBSCRIPTION = FencedCreate(_INSERT_SUBSCRIPTION, _CHILDREN)
 SAVE_SUBSCRIPTION = FencedSave(_UPDATE_SUBSCRIPTION, _CHILDREN)
 
 
-def _children_params(subscription: Subscription) -> tuple[frozenset[str], dict[str, Any]]:
-    """The child CTEs a write has rows for, and their arrays (a statement text per combination)."""
+def _changed(current: Sequence[_Child], before: Sequence[_Child]) -> list[_Child]:
+    """The children that are new or differ from the state last saved; the others are in their rows."""
+    saved = {child.id: child for child in before}
+    return [child for child in current if saved.get(child.id) != child]
+
+
+def _children_params(
+    subscription: Subscription, previous: Subscription | None = None
+) -> tuple[frozenset[str], dict[str, Any]]:
+    """The child CTEs a write has rows for, and their arrays (a statement text per combination): every
+    child, or with `previous` (the state this process last saved or loaded) only those a turn changed —
+    a turn that advanced a period rewrites neither its items nor its notices."""
+    items = _changed(subscription.items, previous.items if previous else ())
+    prorations = _changed(subscription.prorations, previous.prorations if previous else ())
+    invoices = _changed(subscription.invoices, previous.invoices if previous else ())
+    notices = subscription.notices - previous.notices if previous else subscription.notices
     params = {
-        **item_params(subscription.items),
-        **proration_params(subscription.prorations),
-        **invoice_params(subscription.invoices),
-        **notice_params(subscription.notices),
-        **credit_params(subscription.invoices),
+        **item_params(items),
+        **proration_params(prorations),
+        **invoice_params(invoices),
+        **notice_params(notices),
+        **credit_params(invoices),
     }
-    named = {"items"} if subscription.items else set()
-    if subscription.prorations:
+    named = {"items"} if items else set()
+    if prorations:
         named.add("prorations")
-    if subscription.invoices:
+    if invoices:
         named.add("invoices")
-    if subscription.notices:
+    if notices:
         named.add("notices")
-    if credited(subscription.invoices):
+    if credited(invoices):
         named.add("credits")  # always with "invoices": it reads saved_invoices
-    entries = [e for e in (i.ledger_entry() for i in subscription.invoices) if e is not None]
+    entries = [e for e in (i.ledger_entry() for i in invoices) if e is not None]
     if entries:
         named.add("ledger")  # always with "invoices": it reads saved_invoices
         params.update(ledger_params(subscription.merchant_id, subscription.environment, entries))
@@ -232,9 +257,11 @@ def create_statement(
     return CREATE_SUBSCRIPTION.text(claimed=True, children=children), {**params, **claim}
 
 
-def save_statement(subscription: Subscription, fence: int, write: TurnWrite) -> tuple[str, dict[str, Any]]:
+def save_statement(
+    subscription: Subscription, fence: int, write: TurnWrite, previous: Subscription | None = None
+) -> tuple[str, dict[str, Any]]:
     """The fenced save of an owned subscription; `written` is 0 when the fence moved (nothing was written)."""
-    children, child_params = _children_params(subscription)
+    children, child_params = _children_params(subscription, previous)
     params = {
         **subscription_params(subscription),
         **child_params,

@@ -4,6 +4,7 @@ stale fence, nothing; one invoice per (subscription, period); lists filter, coun
 
 from __future__ import annotations
 
+import copy
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -248,6 +249,34 @@ async def test_a_save_writes_changed_items_prorations_and_invoices(core: Core, c
     assert last.items[1].status is ItemStatus.REMOVED and last.items[1].removed_at == clock.now()
     assert all(not p.billed for p in last.prorations) and len(last.prorations) == 2  # quantity + removal
     assert await repo.last_paid_invoice(subscription.id) == paid  # an update invoice bills no period
+
+
+async def test_a_save_given_the_previous_state_rewrites_only_the_children_that_changed(
+    core: Core, clock: SettableClock
+) -> None:
+    shop = await new_shop(core)
+    repo = PgSubscriptionRepository(core.pool)
+    subscription = await created(core, shop, clock.now())
+    owned, fence = await _activate(repo, subscription.id)
+    seat = owned.add_item(shop.price, 2, ItemProration.NONE, {}, None, clock.now())
+    await repo.save(owned, fence, turn(owned))
+    base_id = owned.base_item.id
+
+    async def versions() -> dict[str, str]:
+        """Each item row's xmin: the transaction that last wrote it."""
+        found = await rows(
+            core, "SELECT id, xmin::text AS v FROM subscription_items WHERE subscription_id = %s", owned.id
+        )
+        return {row["id"]: row["v"] for row in found}
+
+    before = await versions()
+    saved = copy.deepcopy(owned)
+    owned.update_item(seat.id, 3, ItemProration.NONE, None, clock.now())  # the base item is untouched
+    await repo.save(owned, fence, turn(owned), previous=saved)
+    after = await versions()
+    assert after[base_id] == before[base_id] and after[seat.id] != before[seat.id]
+    reloaded, _ = await _activate(repo, subscription.id)
+    assert reloaded.items == owned.items and [i.quantity for i in reloaded.items if i.id == seat.id] == [3]
 
 
 async def test_a_stale_fence_writes_nothing_and_raises(core: Core, clock: SettableClock) -> None:

@@ -11,6 +11,8 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 
+from core_server.db.query_cache import widen_placeholder_cache
+
 DbPool: TypeAlias = AsyncConnectionPool[AsyncConnection[DictRow]]
 """The pool `open_pool` returns: its connections make `dict_row`s, so a fetched row is a `dict[str, Any]`."""
 
@@ -95,6 +97,7 @@ async def open_pool(
     is down) and each connection attempt, so an unreachable host cannot hold reconnection up for the
     operating system's TCP time-out. Every connection carries `session_options`.
     """
+    widen_placeholder_cache()
     session = session_options(statement_timeout, idle_in_transaction_timeout)
     keepalive = {
         "keepalives_idle": keepalive_idle,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from psycopg import _queries
 
 from core_server.db import pool as pool_module
 from core_server.db.pool import DbPool, open_pool
@@ -46,5 +47,24 @@ async def test_a_just_used_dead_connection_fails_one_request_then_the_pool_recov
         with pytest.raises(psycopg.OperationalError):  # handed out unchecked: the documented price
             await _backend_pid(pool)
         assert await _backend_pid(pool) != first
+    finally:
+        await pool.close()
+
+
+async def test_a_long_statement_of_many_parameters_is_parsed_once(database_url: str) -> None:
+    """core_server/db/query_cache.py: psycopg re-parsed every statement over 50 parameters or 4,096
+    characters — every fenced save of a subscription — on each execution."""
+    names = [f"p{i}" for i in range(80)]
+    statement = "SELECT " + ", ".join(f"%({name})s::int AS {name}" for name in names) + " -- " + "x" * 5_000
+    params = {name: i for i, name in enumerate(names)}
+    pool = await open_pool(database_url, min_size=1, max_size=1)
+    try:
+        before = _queries._query2pg.cache_info()
+        for _ in range(3):
+            async with pool.connection() as conn:
+                row = await (await conn.execute(statement, params)).fetchone()
+            assert row is not None and row["p79"] == 79
+        after = _queries._query2pg.cache_info()
+        assert after.misses - before.misses == 1 and after.hits - before.hits == 2
     finally:
         await pool.close()

@@ -56,6 +56,9 @@ from core_server.payments.transport.charge_servicer import ChargeServicer
 from core_server.payments.transport.checkout_servicer import CheckoutServicer
 from core_server.rpc.interceptors import AuthTokenInterceptor
 from core_server.task_stop import cancel_and_wait
+from core_server.webhooks.application.webhook_dispatcher import (
+    SHUTDOWN_GRACE_SECONDS as DISPATCH_GRACE_SECONDS,
+)
 from core_server.webhooks.transport.webhook_servicer import WebhookServicer
 
 logger = logging.getLogger(__name__)
@@ -165,11 +168,12 @@ async def serve(settings: Settings) -> None:
 
     logger.info("core shutting down")
     await health_servicer.enter_graceful_shutdown()
-    for job in jobs:
-        job.cancel()
+    # The background jobs stop now, beside the RPC grace. The webhook dispatcher gives the sends in flight
+    # their own grace, so a cancel that a client library swallowed is repeated only after that.
+    jobs_stopped = asyncio.ensure_future(cancel_and_wait(*jobs, recancel=DISPATCH_GRACE_SECONDS + 1.0))
     # In-flight RPCs get the grace period (SHUTDOWN_GRACE_SECONDS); then actors release their leases.
     await server.stop(settings.shutdown_grace_seconds)
-    await cancel_and_wait(*jobs)
+    await jobs_stopped
     await core.close()
     if metrics_server is not None:
         metrics_server.shutdown()

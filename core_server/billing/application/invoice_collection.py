@@ -79,6 +79,7 @@ class InvoiceCollector:
                 description=f"Invoice {invoice.id} ({invoice.billing_reason.value})",
                 customer_email=email,
                 source=source,
+                tax_cents=invoice.tax_cents,
             )
         )
         return RecordAttempt(

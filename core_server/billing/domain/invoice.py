@@ -21,8 +21,8 @@ from core_server.billing.domain.proration import ProrationInputs
 from core_server.billing.domain.tax import TaxAmounts, TaxRate, apply_rate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import StateConflict
+from core_server.kernel.domain.fees import transaction_fee
 from core_server.kernel.domain.ledger import LedgerEntry, subscription_entry
-from core_server.payments.domain.fees import transaction_fee
 
 INVOICE_ID_PREFIX = "si_"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

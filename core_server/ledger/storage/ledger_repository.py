@@ -86,22 +86,44 @@ SELECT bt.merchant_id, bt.environment, bt.currency,
  ORDER BY bt.merchant_id, bt.environment, bt.currency
 """
 
+
+def _share(value: str, part: str, whole: str) -> str:
+    """SQL of kernel `share_half_up`: round_half_up(value × part / whole) in bigint arithmetic, exactly
+    as the core computed it (no numeric division whose scale could round a near-half the wrong way).
+    Every operand must be bigint: a numeric one (a `sum`) would make `/` a fraction, not a floor."""
+    return f"((2 * {value} * ({part}) + {whole}) / (2 * {whole}))"
+
+
+def _returned_tax(charge: str, before: str, amount: str) -> str:
+    """SQL of kernel `returned_tax`: the tax share `amount` hands back after `before` was returned."""
+    tax, captured = f"{charge}.tax_amount_cents", f"{charge}.amount_captured"
+    return f"({_share(tax, f'{before} + {amount}', captured)} - {_share(tax, before, captured)})"
+
+
 # Every movement recorded in its own table, with the row it must have. `fee` NULL: not compared (a paid
-# invoice's fee may have been capped when booked).
-_FINDINGS = """
+# invoice's fee may have been capped when booked). A refund or dispute of a charge that paid an invoice
+# returns its tax share (DESIGN §10.2): a refund's, cumulatively over the charge's refunds in the order
+# they were made (`seq`); a dispute's, on top of the refunds before it (captured − amount at stake) —
+# so each row's tax is recomputed from the movements alone, as Charge.refund and Charge.dispute_tax did.
+_FINDINGS = f"""
 WITH expected AS (
   SELECT c.merchant_id, c.environment, 'charge' AS type, c.id AS source, c.amount_captured AS amount,
          c.fee_amount_cents AS fee, 0::bigint AS tax, c.currency
     FROM charges c
    WHERE c.amount_captured IS NOT NULL AND c.invoice_id IS NULL
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'refund', r.id, -r.amount, 0, 0, r.currency
-    FROM refunds r JOIN charges c ON c.id = r.charge_id
+  SELECT c.merchant_id, c.environment, 'refund', r.id, -r.amount, 0,
+         -{_returned_tax("c", "r.through - r.amount", "r.amount")}, r.currency
+    FROM (SELECT refunds.*, (sum(amount) OVER (PARTITION BY charge_id ORDER BY seq))::bigint AS through
+            FROM refunds) r
+    JOIN charges c ON c.id = r.charge_id
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'dispute', d.id, -d.amount, d.fee, 0, d.currency
+  SELECT c.merchant_id, c.environment, 'dispute', d.id, -d.amount, d.fee,
+         -{_returned_tax("c", "c.amount_captured - d.amount", "d.amount")}, d.currency
     FROM disputes d JOIN charges c ON c.id = d.charge_id
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'dispute_won', d.id, d.amount, -d.fee, 0, d.currency
+  SELECT c.merchant_id, c.environment, 'dispute_won', d.id, d.amount, -d.fee,
+         {_returned_tax("c", "c.amount_captured - d.amount", "d.amount")}, d.currency
     FROM disputes d JOIN charges c ON c.id = d.charge_id
    WHERE d.status = 'won'
   UNION ALL

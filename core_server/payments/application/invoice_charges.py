@@ -65,6 +65,9 @@ class InvoiceChargeRequest:
     description: str
     customer_email: str | None
     source: VaultedSource
+    tax_cents: int = 0
+    """The invoice's tax share of `amount` (DESIGN §10.2: kernel `invoice_tax_share(invoice tax, invoice
+    total, amount)`), stored on the charge so its refunds and disputes return it to the customer."""
 
 
 _UNCONFIGURED_FAILURE = PaymentOutcome(
@@ -131,6 +134,7 @@ class InvoiceCharges:
             customer_email=request.customer_email,
             method=method,
             details=details,
+            tax=request.tax_cents,
         )
         # The merchant's clock, after the processor answered: the charge is timed when it was decided.
         now = (await self._clocks.resolve(request.merchant_id, request.environment)).now()

@@ -3,7 +3,8 @@
 Two proofs. The balance: what GET /balance shows (available + pending, split at the merchant's now)
 equals the plain sum of the rows' `net`, and each row adds up (`net = amount − fee − tax`). Coverage:
 every movement recorded elsewhere has its row with the same amounts — each capture of a checkout charge
-(`charge`), each refund, each dispute and each won dispute, each PAID invoice (`subscription`), each
+(`charge`), each refund, each dispute and each won dispute (with the tax share it returns, recomputed
+from its charge: DESIGN §10.2), each PAID invoice (`subscription`), each
 payout (`payout`) and each failed one (`payout_failure`) — no movement row is left without its source,
 and the rows a payout settled add up to its amount. A finding names what broke and where, so an
 operator can look at that one object.

@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 from core_server.actors import ActorRegistry
 from core_server.billing.application.billing_run import BILLING_BATCH, BILLING_PARALLEL, BillingRun
 from core_server.billing.application.customers import CustomerService
+from core_server.billing.application.invoice_collection import InvoicePayer
 from core_server.billing.application.invoices import InvoiceService
 from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
@@ -19,6 +20,7 @@ from core_server.billing.application.portal_sessions import PortalSessionService
 from core_server.billing.application.subscription_actor import SubscriptionActor
 from core_server.billing.application.subscriptions import SubscriptionService
 from core_server.billing.application.tax_rates import TaxRateService
+from core_server.billing.storage.customer_balance_repository import PgCustomerBalances
 from core_server.billing.storage.customer_repository import PgCustomerRepository
 from core_server.billing.storage.payment_method_repository import PgPaymentMethodRepository
 from core_server.billing.storage.plan_repository import PgPlanRepository, PgPriceRepository
@@ -262,17 +264,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     subscription_repo = PgSubscriptionRepository(
         pool, idempotency_store, billing_claim=timedelta(seconds=settings.billing_claim_seconds)
     )
-    subscription_actors = ActorRegistry(
-        lambda subscription_id: SubscriptionActor(
-            subscription_id,
-            leases("subscription", subscription_id),
-            subscription_repo,
-            clocks,
-            acquire_wait=settings.lease_wait_seconds,
-        ),
-        idle_timeout=settings.actor_idle_seconds,
-        name="subscription",
-    )
     charges = ChargeService(charge_repo, charge_actors, clocks, runner, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
@@ -281,6 +272,19 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         PgPaymentMethodRepository(pool), boxes["payment-method-token"], clocks
     )
     invoice_charges = InvoiceCharges(charge_repo, deps.processors, clocks, views, deps.fingerprint_key)
+    payer = InvoicePayer(PgCustomerBalances(pool), payment_methods, invoice_charges)
+    subscription_actors = ActorRegistry(
+        lambda subscription_id: SubscriptionActor(
+            subscription_id,
+            leases("subscription", subscription_id),
+            subscription_repo,
+            clocks,
+            payer,
+            acquire_wait=settings.lease_wait_seconds,
+        ),
+        idle_timeout=settings.actor_idle_seconds,
+        name="subscription",
+    )
     subscriptions = SubscriptionService(
         subscription_repo,
         subscription_actors,

@@ -11,6 +11,7 @@ import redis.asyncio as aioredis
 
 from core_server.actors import ActorRegistry
 from core_server.billing.application.billing_run import BILLING_BATCH, BILLING_PARALLEL, BillingRun
+from core_server.billing.application.customer_balances import CustomerBalanceService
 from core_server.billing.application.customers import CustomerService
 from core_server.billing.application.invoice_collection import InvoicePayer
 from core_server.billing.application.invoices import InvoiceService
@@ -113,6 +114,7 @@ class Core:
     retention: RetentionSweep
     customers: CustomerService
     payment_methods: PaymentMethodService
+    customer_balances: CustomerBalanceService
     invoice_charges: InvoiceCharges
     subscription_actors: ActorRegistry
     subscriptions: SubscriptionService
@@ -272,7 +274,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         PgPaymentMethodRepository(pool), boxes["payment-method-token"], clocks
     )
     invoice_charges = InvoiceCharges(charge_repo, deps.processors, clocks, views, deps.fingerprint_key)
-    payer = InvoicePayer(PgCustomerBalances(pool), payment_methods, invoice_charges)
+    balances = PgCustomerBalances(pool)
+    payer = InvoicePayer(balances, payment_methods, invoice_charges)
     subscription_actors = ActorRegistry(
         lambda subscription_id: SubscriptionActor(
             subscription_id,
@@ -396,6 +399,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         ledger=LedgerService(PgLedgerRepository(pool), clocks),
         payouts=payouts,
         payment_methods=payment_methods,
+        customer_balances=CustomerBalanceService(balances, customers, clocks),
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,

@@ -105,7 +105,7 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
         TestClockServicer(core.test_clock, core.runner), server
     )
     customer_service_pb2_grpc.add_CustomerServiceServicer_to_server(
-        CustomerServicer(core.customers, core.payment_methods, core.runner), server
+        CustomerServicer(core.customers, core.payment_methods, core.customer_balances, core.runner), server
     )
     subscription_service_pb2_grpc.add_SubscriptionServiceServicer_to_server(
         SubscriptionServicer(core.subscriptions, core.invoices, core.runner), server

@@ -77,12 +77,18 @@ def settle_invoice(balance_cents: int, total_cents: int) -> InvoiceSettlement:
     return InvoiceSettlement(applied, due, charge, tuple(moves_list))
 
 
-def check_adjustment(amount_cents: object, balance_cents: int) -> int:
-    """A merchant's adjustment: non-zero, |amount| ≤ 99,999,999, never taking the balance below 0."""
+def check_adjustment_amount(amount_cents: object) -> int:
+    """A merchant's adjustment amount: a non-zero integer, |amount| ≤ 99,999,999."""
     if isinstance(amount_cents, bool) or not isinstance(amount_cents, int) or amount_cents == 0:
         raise ParameterInvalid("amount_cents must be a non-zero integer.", param="amount_cents")
     if abs(amount_cents) > MAX_AMOUNT:
         raise ParameterInvalid(f"amount_cents must be at most {MAX_AMOUNT} in size.", param="amount_cents")
+    return amount_cents
+
+
+def check_adjustment(amount_cents: object, balance_cents: int) -> int:
+    """The amount's shape, and never taking the balance (read under its lock) below 0."""
+    amount_cents = check_adjustment_amount(amount_cents)
     if balance_cents + amount_cents < 0:
         raise ParameterInvalid(
             f"The adjustment would take the balance below 0 (it is {balance_cents}).", param="amount_cents"

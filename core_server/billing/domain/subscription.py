@@ -510,7 +510,7 @@ class Subscription:
     def open_period_invoice(self, reason: BillingReason, rate: TaxRate | None, now: datetime) -> Invoice:
         """The invoice of the current period: every item it bills, and every proration still pending."""
         lines = item_lines(self.items, self.current_period_start, self.current_period_end)
-        waiting = [p for p in self.prorations if p.invoice_id is None]
+        waiting = self._waiting_prorations()
         invoice = self._open_invoice(reason, lines + [p.line for p in waiting], rate, now)
         for pending in waiting:
             pending.invoice_id = invoice.id
@@ -528,7 +528,7 @@ class Subscription:
             self.billing_anchor, self.interval, self.interval_count, self.period_index + 1
         )
         lines = item_lines(self.items, start, end)
-        waiting = [p for p in self.prorations if p.invoice_id is None]
+        waiting = self._waiting_prorations()
         return Invoice.draft(
             "",
             self.merchant_id,
@@ -722,6 +722,12 @@ class Subscription:
     def check_invoice_limit(self, rate: TaxRate | None, param: str) -> None:
         """400 `amount_too_large` on `param` when the next regular invoice could not be charged."""
         check_invoice_limit(self._next_regular_lines(), rate, param)
+
+    def _waiting_prorations(self) -> list[PendingProration]:
+        """Every proration no invoice took yet — all of them go on the next invoice (a credit larger than
+        it makes a negative total, credited to the customer's balance) — charges first, then credits."""
+        waiting = [p for p in self.prorations if p.invoice_id is None]
+        return sorted(waiting, key=lambda p: p.line.amount_cents < 0)
 
     def _invoice_prorations(
         self, fresh: Sequence[PendingProration], reason: BillingReason, rate: TaxRate | None, now: datetime

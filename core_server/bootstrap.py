@@ -312,6 +312,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             clock,
             leases,
             interval=settings.billing_interval_seconds,
+            next_wake=offsets.next_midnight,
             batch=BILLING_BATCH,
             # The run claims its batches with SKIP LOCKED: every core bills at once, each its own batch.
             parallel=BILLING_PARALLEL,
@@ -326,8 +327,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             PayoutRun(payout_repo, payouts),
             clock,
             leases,
-            # Payouts fall due at midnight; the hourly pass of the billing run finds them in time.
+            # Payouts fall due at 00:00 of the merchant's clock: the sweep wakes then (within a second).
             interval=settings.billing_interval_seconds,
+            next_wake=offsets.next_midnight,
             # The run claims its merchants (payout_claims): every core pays out at once, each its own.
             exclusive=False,
         )

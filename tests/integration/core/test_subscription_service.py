@@ -239,7 +239,7 @@ async def test_a_cancel_refund_cut_short_by_a_crash_is_finished_once_by_the_bill
     async def crash(*_: object) -> str | None:
         raise RuntimeError("the core died here")
 
-    refunds.make = crash  # type: ignore[method-assign]
+    refunds.make = crash  # type: ignore[method-assign, assignment]
     try:
         with pytest.raises(RuntimeError):
             await core.subscriptions.cancel(owner, subscription.id, at_period_end=False, prorate=True)

@@ -19,6 +19,8 @@ RETURN_URL = "https://example.com/payconnect/return"
 CANCEL_URL = "https://example.com/payconnect/cancel"
 CARD_OK = "4242424242424242"
 CARD_DECLINED = "4000000000000002"
+CARD_DECLINES_LATER = "4000000000000341"
+"""Attaches to a customer fine; every later charge is declined: the sandbox's dunning card."""
 FAILING_PAYOUT_ACCOUNT = "000111111116"
 """The sandbox's test account whose payouts fail on arrival."""
 MAX_DAYS = 10
@@ -202,7 +204,7 @@ class Trigger:
         return ids
 
     def invoice_payment_failed(self) -> Ids:
-        ids, subscription = self.subscription(card=CARD_DECLINED)
+        ids, subscription = self.subscription(card=CARD_DECLINES_LATER)
         if subscription.get("latest_invoice"):
             ids["invoice"] = str(subscription.latest_invoice)
         return ids

@@ -62,7 +62,9 @@ def test_live_keys_are_refused_and_bodies_are_checked(client: httpx.Client) -> N
     assert_error(unknown, 400, "invalid_request_error", "parameter_invalid", "colour")
     other = sign_up(client)
     session = open_session(client, merchant)
-    assert_error(client.get(f"{SESSIONS}/{session['id']}/stream", headers=other.auth), 404, "resource_not_found")
+    assert_error(
+        client.get(f"{SESSIONS}/{session['id']}/stream", headers=other.auth), 404, "resource_not_found"
+    )
 
 
 def test_the_stream_delivers_each_event_signed_like_a_webhook(
@@ -167,16 +169,24 @@ def test_reported_answers_are_listed_like_delivery_attempts(
     create_charge(client, merchant)
     event = client.get(f"{API}/events", headers=merchant.auth).json()["data"][0]
     answers = f"{SESSIONS}/{session['id']}/responses"
-    ok = client.post(answers, json={"event_id": event["id"], "status": 200, "latency_ms": 12}, headers=merchant.auth)
+    ok = client.post(
+        answers, json={"event_id": event["id"], "status": 200, "latency_ms": 12}, headers=merchant.auth
+    )
     assert ok.status_code == 201, ok.text
     failed = client.post(
-        answers, json={"event_id": event["id"], "status": None, "error": "connection refused"}, headers=merchant.auth
+        answers,
+        json={"event_id": event["id"], "status": None, "error": "connection refused"},
+        headers=merchant.auth,
     )
     assert failed.status_code == 201, failed.text
     listed = client.get(answers, headers=merchant.auth).json()
     assert listed["object"] == "list" and listed["has_more"] is False
     newest, oldest = listed["data"]
-    assert newest["succeeded"] is False and newest["error"] == "connection refused" and newest["status_code"] is None
+    assert (
+        newest["succeeded"] is False
+        and newest["error"] == "connection refused"
+        and newest["status_code"] is None
+    )
     assert oldest["succeeded"] is True and oldest["status_code"] == 200 and oldest["latency_ms"] == 12
     assert oldest["event_type"] == "charge.created" and oldest["object"] == "cli_session_response"
     page = client.get(answers, params={"limit": 1}, headers=merchant.auth).json()

@@ -136,7 +136,9 @@ def test_listen_forwards_signed_events_filters_and_survives_a_gateway_restart(
     for delivery in deliveries:
         assert delivery.verifies(secret)
         assert webhooks.verify(delivery.body, delivery.signature, secret)
-        stripe.WebhookSignature.verify_header(delivery.body.decode(), delivery.signature, secret, tolerance=300)
+        stripe.WebhookSignature.verify_header(
+            delivery.body.decode(), delivery.signature, secret, tolerance=300
+        )
     for delivery in deliveries:
         assert f"charge.created {delivery.event['id']} → 200" in output
     # The answers were reported and are listed like delivery attempts.
@@ -144,10 +146,15 @@ def test_listen_forwards_signed_events_filters_and_survives_a_gateway_restart(
     assert sessions.status_code == 201
 
 
-def test_trigger_makes_each_event_type_of_the_spec(http: httpx.Client, unthrottled_gateway: RunningProcess) -> None:
+def test_trigger_makes_each_event_type_of_the_spec(
+    http: httpx.Client, unthrottled_gateway: RunningProcess
+) -> None:
     merchant = sign_up(http)
-    env = {**cli_env(merchant, unthrottled_gateway.base_url), "PAYCONNECT_EMAIL": merchant.email,
-           "PAYCONNECT_PASSWORD": "correct horse"}
+    env = {
+        **cli_env(merchant, unthrottled_gateway.base_url),
+        "PAYCONNECT_EMAIL": merchant.email,
+        "PAYCONNECT_PASSWORD": "correct horse",
+    }
     for event_type in SPEC_EVENT_TYPES:
         result = payconnect("trigger", event_type, env=env, timeout=90.0)
         assert result.returncode == 0, f"{event_type}: {result.stderr}"
@@ -156,11 +163,15 @@ def test_trigger_makes_each_event_type_of_the_spec(http: httpx.Client, unthrottl
         assert found, f"no {event_type} event after the trigger:\n{result.stdout}"
 
 
-def test_reset_clock_and_errors_from_the_command(client: httpx.Client, gateway_process: RunningProcess) -> None:
+def test_reset_clock_and_errors_from_the_command(
+    client: httpx.Client, gateway_process: RunningProcess
+) -> None:
     merchant = sign_up(client)
     live = live_key(client, merchant)
     live_charge = client.post(
-        f"{API}/charges", json={"amount": 500, "currency": "usd", "return_url": "https://x.example/r"}, headers=live
+        f"{API}/charges",
+        json={"amount": 500, "currency": "usd", "return_url": "https://x.example/r"},
+        headers=live,
     ).json()
     test_charge = create_charge(client, merchant)["id"]
     env = cli_env(merchant, gateway_process.base_url)

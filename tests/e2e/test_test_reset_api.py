@@ -30,7 +30,9 @@ def test_reset_deletes_test_data_and_keeps_keys_endpoints_and_live(client: httpx
     live = live_key(client, merchant)
     # LIVE objects (a charge, a customer, an endpoint) that must survive.
     live_charge = client.post(
-        f"{API}/charges", json={"amount": 777, "currency": "usd", "return_url": "https://x.example/r"}, headers=live
+        f"{API}/charges",
+        json={"amount": 777, "currency": "usd", "return_url": "https://x.example/r"},
+        headers=live,
     ).json()
     live_customer = client.post(f"{API}/customers", json={"email": "live@example.com"}, headers=live).json()
     # TEST objects of every kind the API makes easily.

@@ -8,6 +8,7 @@ from sanic.response import HTTPResponse
 
 from http_gateway.developer_tools.cli_stream import stream_events
 from http_gateway.developer_tools.serializers import cli_response_json, cli_session_json
+from http_gateway.edge.errors import ApiError
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
 from http_gateway.pipeline.admission import (
@@ -18,7 +19,6 @@ from http_gateway.pipeline.admission import (
     rpc,
     settings_of,
 )
-from http_gateway.webhooks.endpoints import check_limit
 
 CREATE_FIELDS = (Field("device_name", "str", required=True),)
 # `status`: the HTTP status the local endpoint answered, or null with `error` when none arrived.
@@ -29,6 +29,15 @@ RESPONSE_FIELDS = (
     Field("latency_ms", "int32"),
 )
 LIST_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
+
+
+def check_limit(query: dict[str, int | str]) -> int:
+    """The proto's 0 means "default", so an explicit limit=0 can only be refused here."""
+    limit = query.get("limit", 0)
+    assert isinstance(limit, int)
+    if "limit" in query and not 1 <= limit <= 100:
+        raise ApiError.invalid("limit", "Invalid limit: must be between 1 and 100.")
+    return limit
 
 
 async def create_session(request: Request) -> HTTPResponse:

@@ -33,6 +33,12 @@ from core_server.config import Settings
 from core_server.db.migrate import apply_migrations
 from core_server.db.notify_listener import PgNotifyWakeups
 from core_server.db.pool import DbPool, open_pool
+from core_server.developer_tools.application.cli_sessions import CliSessionService
+from core_server.developer_tools.application.cli_stream import CliEventStream
+from core_server.developer_tools.application.test_reset import TestResetService
+from core_server.developer_tools.storage.cli_session_repository import PgCliSessionRepository
+from core_server.developer_tools.storage.test_data_store import PgTestDataStore
+from core_server.developer_tools.storage.test_event_log import PgTestEventLog
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat
 from core_server.kernel.application.idempotency import IdempotentRunner
@@ -122,6 +128,9 @@ class Core:
     portal: PortalSessionService
     ledger: LedgerService
     payouts: PayoutService
+    cli_sessions: CliSessionService
+    cli_stream: CliEventStream
+    test_reset: TestResetService
     extras: dict[str, object] = field(default_factory=dict)
     kdf_pool: KdfPool | None = None
     heartbeat: CoreHeartbeat | None = None
@@ -349,6 +358,17 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         form_key=derive_key(settings.fingerprint_master, "portal-anti-forgery"),
         answer_sealer=boxes["idempotent-answer"],
     )
+    # `payconnect listen` (DESIGN §10.6): session secrets are derived from (merchant, device name).
+    cli_sessions = CliSessionService(
+        PgCliSessionRepository(pool), clocks, derive_key(settings.fingerprint_master, "cli-session-secret")
+    )
+    cli_stream = CliEventStream(
+        cli_sessions,
+        PgTestEventLog(pool),
+        clocks,
+        poll_interval=settings.cli_stream_poll_seconds,
+        keepalive_interval=settings.cli_stream_keepalive_seconds,
+    )
     return Core(
         settings=settings,
         pool=pool,
@@ -400,6 +420,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         portal=portal,
         ledger=LedgerService(PgLedgerRepository(pool), clocks),
         payouts=payouts,
+        cli_sessions=cli_sessions,
+        cli_stream=cli_stream,
+        test_reset=TestResetService(PgTestDataStore(pool), offsets.forget),
         payment_methods=payment_methods,
         customer_balances=CustomerBalanceService(balances, customers, clocks),
         dispatcher=dispatcher,

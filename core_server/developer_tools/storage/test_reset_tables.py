@@ -47,6 +47,8 @@ RESET_STEPS: tuple[ResetStep, ...] = (
     ResetStep("subscription_item", "subscription_items", child_of("subscriptions", "subscription_id")),
     ResetStep("subscription", "subscriptions"),
     ResetStep("payment_method", "payment_methods"),
+    ResetStep("customer_balance_transaction", "customer_balance_transactions"),
+    ResetStep(None, "customer_balances"),
     ResetStep("customer", "customers"),
     ResetStep("price", "prices"),
     ResetStep("plan", "plans"),

@@ -54,6 +54,8 @@ API_ROUTES = {
     ("POST", "customers/<customer_id:str>/payment-methods"),
     ("GET", "customers/<customer_id:str>/payment-methods"),
     ("DELETE", "customers/<customer_id:str>/payment-methods/<payment_method_id:str>"),
+    ("POST", "customers/<customer_id:str>/balance-transactions"),
+    ("GET", "customers/<customer_id:str>/balance-transactions"),
     ("POST", "subscriptions"),
     ("GET", "subscriptions"),
     ("GET", "subscriptions/<subscription_id:str>"),

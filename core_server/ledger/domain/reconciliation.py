@@ -29,6 +29,10 @@ class FindingKind(enum.Enum):
     """net ≠ amount − fee − tax."""
     BALANCE_MISMATCH = "balance_mismatch"
     """The balance shown differs from the sum of the rows."""
+    CREDIT_MISMATCH = "credit_mismatch"
+    """A customer credit balance (DESIGN §10.1) other than the sum of its transactions, a transaction
+    whose ending balance breaks the chain, or an invoice whose credit applied, due or credit differs
+    from the balance transactions it wrote."""
 
 
 @dataclass(frozen=True, slots=True)

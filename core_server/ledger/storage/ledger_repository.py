@@ -127,9 +127,14 @@ WITH expected AS (
     FROM disputes d JOIN charges c ON c.id = d.charge_id
    WHERE d.status = 'won'
   UNION ALL
-  SELECT i.merchant_id, i.environment, 'subscription', i.id, i.total_cents, NULL, i.tax_cents, i.currency
+  SELECT i.merchant_id, i.environment, 'subscription', i.id, charged.amount, NULL,
+         CASE WHEN i.total_cents > 0 AND i.tax_cents > 0
+              THEN {_share("i.tax_cents", "least(charged.amount, i.total_cents)", "i.total_cents")}
+              ELSE 0 END,
+         i.currency
     FROM invoices i
-   WHERE i.status = 'PAID'
+   CROSS JOIN LATERAL (SELECT coalesce(i.amount_due_cents, i.total_cents) AS amount) charged
+   WHERE i.status = 'PAID' AND i.charge_id IS NOT NULL
   UNION ALL
   SELECT p.merchant_id, p.environment, 'payout', p.id, -p.amount, 0, 0, p.currency
     FROM payouts p
@@ -193,6 +198,34 @@ SELECT 'row_does_not_add_up', merchant_id, environment, currency, id,
        'net ' || net || ' ≠ amount ' || amount || ' − fee ' || fee || ' − tax ' || tax
   FROM balance_transactions
  WHERE net <> amount - fee - tax
+UNION ALL
+SELECT 'credit_mismatch', b.merchant_id, b.environment, b.currency, b.customer_id,
+       'customer balance ' || b.balance_cents || ' ≠ the sum of its transactions ' || coalesce(t.sum, 0)
+  FROM customer_balances b
+  LEFT JOIN LATERAL (SELECT sum(amount_cents)::bigint AS sum FROM customer_balance_transactions
+                      WHERE customer_id = b.customer_id AND currency = b.currency) t ON true
+ WHERE b.balance_cents <> coalesce(t.sum, 0)
+UNION ALL
+SELECT 'credit_mismatch', t.merchant_id, t.environment, t.currency, t.id,
+       'ending balance ' || t.ending_balance_cents || ' ≠ the running sum ' || t.running
+  FROM (SELECT cbt.*, (sum(amount_cents) OVER (PARTITION BY customer_id, currency ORDER BY seq))::bigint
+                      AS running
+          FROM customer_balance_transactions cbt) t
+ WHERE t.ending_balance_cents <> t.running
+UNION ALL
+SELECT 'credit_mismatch', i.merchant_id, i.environment, i.currency, i.id,
+       'credit applied ' || coalesce(i.credit_applied_cents, 0) || ', total ' || i.total_cents || ', due '
+       || coalesce(i.amount_due_cents::text, 'unset') || ' ≠ its balance transactions: applied '
+       || moved.applied || ', credited ' || moved.credited
+  FROM invoices i
+ CROSS JOIN LATERAL (
+   SELECT coalesce(-sum(amount_cents) FILTER (WHERE type = 'applied_to_invoice'), 0)::bigint AS applied,
+          coalesce(sum(amount_cents) FILTER (WHERE type = 'invoice_credit'), 0)::bigint AS credited
+     FROM customer_balance_transactions WHERE invoice_id = i.id) moved
+ WHERE i.amount_due_cents IS NOT NULL
+   AND (moved.applied <> coalesce(i.credit_applied_cents, 0)
+        OR i.amount_due_cents <> greatest(i.total_cents, 0) - coalesce(i.credit_applied_cents, 0)
+        OR moved.credited <> greatest(-i.total_cents, 0))
 ORDER BY 2, 3, 4, 5
 LIMIT %(limit)s
 """

@@ -306,6 +306,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         payment_methods,
         invoice_charges,
         charges,
+        balances,
         clocks,
         ask_timeout=ask_timeout,
     )

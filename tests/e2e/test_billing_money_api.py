@@ -265,3 +265,23 @@ def test_objects_made_while_replaying_an_advance_are_dated_at_their_step(client:
     for one in made:
         assert one["created"] == one["period_start"]
         assert charge(client, merchant, one["charge"])["created"] == one["period_start"]
+
+
+def test_a_voided_invoice_gives_back_the_credit_it_took(client: httpx.Client) -> None:
+    merchant = sign_up(client)
+    cus = customer(client, merchant, card=DUNNING_CARD)
+    grant = {"amount_cents": 1_000, "currency": "usd"}
+    ok(client.post(f"{API}/customers/{cus}/balance-transactions", json=grant, headers=merchant.auth), 201)
+    sub = subscribe(client, merchant, cus, price(client, merchant, 3_000))
+    owed = invoice(client, merchant, sub["latest_invoice"])
+    assert (owed["status"], owed["credit_applied_cents"], owed["amount_due_cents"]) == ("OPEN", 1_000, 2_000)
+    assert credit_balance(client, merchant, cus) == {}
+    ok(client.post(f"{API}/invoices/{owed['id']}/void", headers=merchant.auth))
+    assert credit_balance(client, merchant, cus) == {"usd": 1_000}
+    [returned, applied, granted] = balance_transactions(client, merchant, cus)
+    assert (returned["type"], returned["amount_cents"], returned["invoice_id"]) == (
+        "invoice_credit",
+        1_000,
+        owed["id"],
+    )
+    assert (applied["amount_cents"], granted["amount_cents"]) == (-1_000, 1_000)

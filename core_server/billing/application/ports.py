@@ -117,6 +117,9 @@ class CustomerBalances(Protocol):
         """Applies the balance to an opened invoice, or credits a total ≤ 0 — once per invoice: a retry
         after a crash answers what the first run wrote."""
 
+    async def restore(self, invoice: Invoice, at: datetime) -> None:
+        """A voided invoice gives back the balance it took, once."""
+
     async def adjust(
         self,
         owner: Owner,

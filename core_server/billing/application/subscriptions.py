@@ -24,6 +24,7 @@ from core_server.billing.application.invoices import find_invoice
 from core_server.billing.application.parsing import parse_choice
 from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
+from core_server.billing.application.ports import CustomerBalances
 from core_server.billing.application.references import BillingReferences
 from core_server.billing.application.subscription_actor import (
     Change,
@@ -85,6 +86,7 @@ class SubscriptionService:
         payment_methods: PaymentMethodService,
         invoice_charges: InvoiceCharges,
         charges: ChargeService,
+        balances: CustomerBalances,
         clocks: Clocks,
         *,
         ask_timeout: float,
@@ -98,6 +100,7 @@ class SubscriptionService:
         self._invoice_charges = invoice_charges
         self._charges = charges
         self._clocks = clocks
+        self._balances = balances
         self._ask_timeout = ask_timeout
         self._refs = BillingReferences(plans, customers, tax_rates)
         self._collector = InvoiceCollector(actors, ask_timeout=ask_timeout)
@@ -512,6 +515,8 @@ class SubscriptionService:
             invoice.subscription_id, Change(owner, apply, claim, answer), timeout=self._ask_timeout
         )
         result: Invoice = voided
+        # DESIGN §10.1: no credit is lost — what the balance gave this invoice goes back (once).
+        await self._balances.restore(result, await self._now(owner))
         return result
 
     # -- lookups ------------------------------------------------------------------------------------------

@@ -130,6 +130,34 @@ class PgCustomerBalances:
             return settlement
 
     @wraps_psycopg_errors
+    async def restore(self, invoice: Invoice, at: datetime) -> None:
+        """A voided invoice gives back the balance it took (a credit, or a carried amount), once."""
+        applied = invoice.credit_applied_cents or 0
+        if applied == 0:
+            return
+        async with self._pool.connection() as conn, conn.transaction():
+            balance = await self._lock(
+                conn, invoice.merchant_id, invoice.environment, invoice.customer_id, invoice.currency
+            )
+            rows = await (await conn.execute(_OF_INVOICE, (invoice.id,))).fetchall()
+            if any(row["type"] == BalanceTransactionType.INVOICE_CREDIT.value for row in rows):
+                return
+            move = BalanceMove(BalanceTransactionType.INVOICE_CREDIT, applied)
+            await self._insert(
+                conn,
+                invoice.merchant_id,
+                invoice.environment,
+                invoice.customer_id,
+                move,
+                invoice.currency,
+                invoice.id,
+                f"Returned from voided invoice {invoice.id}",
+                balance + applied,
+                at,
+            )
+            await conn.execute(_SET, (balance + applied, invoice.customer_id, invoice.currency))
+
+    @wraps_psycopg_errors
     async def adjust(
         self,
         owner: Owner,

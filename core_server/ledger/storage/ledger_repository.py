@@ -225,7 +225,8 @@ SELECT 'credit_mismatch', i.merchant_id, i.environment, i.currency, i.id,
  WHERE i.amount_due_cents IS NOT NULL
    AND (moved.applied <> coalesce(i.credit_applied_cents, 0)
         OR i.amount_due_cents <> greatest(i.total_cents, 0) - coalesce(i.credit_applied_cents, 0)
-        OR moved.credited <> greatest(-i.total_cents, 0))
+        OR moved.credited <> CASE WHEN i.status = 'VOID' THEN coalesce(i.credit_applied_cents, 0)
+                                  ELSE greatest(-i.total_cents, 0) END)
 ORDER BY 2, 3, 4, 5
 LIMIT %(limit)s
 """

@@ -285,3 +285,16 @@ def test_a_voided_invoice_gives_back_the_credit_it_took(client: httpx.Client) ->
         owed["id"],
     )
     assert (applied["amount_cents"], granted["amount_cents"]) == (-1_000, 1_000)
+
+
+def test_an_invoice_a_later_tax_rate_made_too_large_is_dunned_like_a_decline(client: httpx.Client) -> None:
+    merchant = sign_up(client)
+    sub = subscribe(client, merchant, customer(client, merchant), price(client, merchant, 95_000_000))
+    rate = tax_rate(client, merchant, "8", False)
+    ok(client.patch(f"{API}/subscriptions/{sub['id']}", json={"tax_rate_id": rate}, headers=merchant.auth))
+    advance_to(client, merchant, sub["current_period_end"] + 1)
+    week2 = invoices(client, merchant, subscription_id=sub["id"])[0]
+    assert week2["total_cents"] == 102_600_000
+    assert (week2["status"], week2["failure_code"], week2["attempt_count"]) == ("OPEN", "amount_too_large", 1)
+    assert week2["next_attempt_at"] == week2["created"] + 3 * DAY
+    assert get_sub(client, merchant, sub["id"])["status"] == "PAST_DUE"

@@ -29,7 +29,7 @@ from core_server.billing.storage.tax_rate_repository import PgTaxRateRepository
 from core_server.config import Settings
 from core_server.db.migrate import apply_migrations
 from core_server.db.notify_listener import PgNotifyWakeups
-from core_server.db.pool import DbPool, open_pool
+from core_server.db.pool import DbPool, check_pooled_timeouts, open_pool
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat
 from core_server.kernel.application.idempotency import IdempotentRunner
@@ -165,6 +165,11 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
         keepalive_idle=settings.db_keepalive_idle_seconds,
     )
+    if settings.database_pooler:
+        # The server connections must carry the time-outs a pooled client cannot send (docs/operations.md).
+        await check_pooled_timeouts(
+            pool, settings.db_statement_timeout_seconds, settings.db_idle_in_transaction_timeout_seconds
+        )
     await apply_migrations(pool)
     offsets = PgClockOffsets(pool)
     clocks = MerchantClocks(clock, offsets)

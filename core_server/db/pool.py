@@ -154,9 +154,9 @@ async def open_pool(
     `pooled`: `dsn` is a PgBouncer in transaction mode, where consecutive transactions of one client
     connection may run on different server connections. Nothing may then live in a session: no named
     prepared statements (psycopg's `prepare_threshold=None`; PgBouncer 1.18 cannot track them, 1.21+
-    only with `max_prepared_statements`), no startup `options` (the time-outs are the server connections'
-    own, checked by `check_pooled_timeouts`). Unnamed statements, pipelines and `SET LOCAL` inside a
-    transaction are fine: each lives within one server round of the pooler.
+    only with `max_prepared_statements`), no startup `options` (the time-outs are the server
+    connections' own, which the core checks with `check_pooled_timeouts`). Unnamed statements,
+    pipelines and `SET LOCAL` inside a transaction are fine: each lives within one server round.
     """
     widen_placeholder_cache()
     session = (
@@ -189,10 +189,4 @@ async def open_pool(
     # At start PostgreSQL may still be booting: the default patience applies until the pool is full.
     await pool.open(wait=True, timeout=max(timeout * 6, 30.0))
     pool.reconnect_timeout = RECONNECT_GIVE_UP_SECONDS
-    if pooled:
-        try:
-            await check_pooled_timeouts(pool, statement_timeout, idle_in_transaction_timeout)
-        except BaseException:
-            await pool.close()
-            raise
     return pool

@@ -105,7 +105,8 @@ class Sentinels:
 def redis_with_sentinels(sentinel_count: int = 3) -> Iterator[Sentinels]:
     """A master, its replica (in sync before this yields) and `sentinel_count` sentinels, all started."""
     root = Path(tempfile.mkdtemp(prefix="pc-sentinel-"))
-    master = PrivateRedis(root / "master", free_port())
+    # Diskless replication waits 5 s by default for more replicas to join one transfer: there is one.
+    master = PrivateRedis(root / "master", free_port(), extra_args=("--repl-diskless-sync-delay", "0"))
     replica_port = free_port()
     replica = PrivateRedis(
         root / "replica", replica_port, extra_args=("--replicaof", "127.0.0.1", str(master.port))

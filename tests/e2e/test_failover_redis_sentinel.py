@@ -94,13 +94,13 @@ def test_master_killed_and_replica_promoted_under_contended_writes(stack: Stack)
         # asynchronous replica lagging at the crash loses. Core 1 is paused through the whole switch
         # with its actors' turns in flight: on the new master its leases may be gone or expired, core 2
         # takes the same charges, and core 1 wakes up believing it still owns them.
-        stack.sentinels.replica.freeze()
+        stack.sentinels.cut_replication()
         time.sleep(REPLICA_LAG_SECONDS)
         stale_core.process.send_signal(signal.SIGSTOP)
         killed = time.monotonic()
         try:
             stack.sentinels.master.stop()
-            stack.sentinels.replica.thaw()
+            stack.sentinels.thaw_replica()
             promoted_after = wait_until(
                 lambda: stack.sentinels.master_port() not in (None, old_master),
                 FOLLOW_WITHIN_SECONDS,

@@ -2,8 +2,8 @@
 
 Sentinel is the redis-server binary started with `--sentinel` (Debian's `redis-sentinel` is a link to it),
 so any redis-server the suite finds will do. Each sentinel writes its own config file (it rewrites it
-as it learns), all on free loopback ports. The quorum is 2 of 3 and the master is called down after
-1 s without an answer, so a killed master is replaced within a few seconds.
+as it learns), all on free loopback ports. The quorum is a majority (2 of 3, 1 of 1) and the master is
+called down after 1 s without an answer, so a killed master is replaced within a few seconds.
 """
 
 from __future__ import annotations
@@ -93,6 +93,23 @@ class Sentinels:
                 client.close()
         return None
 
+    def cut_replication(self) -> None:
+        """From now on the master's writes do not reach the replica, as when a replica lags at a crash.
+
+        Freezing the replica alone is not enough: the kernel keeps receiving the replication stream into
+        its socket buffer, and the thawed replica reads it all. So the replica is frozen (it cannot
+        reconnect) and the master drops the replication connection: its later writes stay in its own
+        backlog and die with it. `thaw_replica` after killing the master."""
+        self.replica.freeze()
+        client = self.master.client()
+        try:
+            client.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        finally:
+            client.close()
+
+    def thaw_replica(self) -> None:
+        self.replica.thaw()
+
     def stop(self) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -120,7 +137,7 @@ def redis_with_sentinels(sentinel_count: int = 3) -> Iterator[Sentinels]:
         while replica.client().info("replication").get("master_link_status") != "up":
             assert time.monotonic() < deadline, "the replica never synced with the master"
             time.sleep(0.05)
-        group.start()
+        group.start(quorum=sentinel_count // 2 + 1)
         yield group
     finally:
         group.stop()

@@ -80,6 +80,7 @@ check: install
 test: install
 	scripts/check.sh
 	bash scripts/ensure_browser.sh
+	bash scripts/ensure_pgbouncer.sh
 	scripts/test.sh $(ARGS)
 
 unit-tests: install
@@ -90,6 +91,7 @@ integration-tests: install
 
 e2e-tests: install
 	bash scripts/ensure_browser.sh
+	bash scripts/ensure_pgbouncer.sh
 	scripts/test.sh tests/e2e $(ARGS)
 
 openapi: install

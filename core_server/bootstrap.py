@@ -32,7 +32,7 @@ from core_server.billing.storage.tax_rate_repository import PgTaxRateRepository
 from core_server.config import Settings
 from core_server.db.migrate import apply_migrations
 from core_server.db.notify_listener import PgNotifyWakeups
-from core_server.db.pool import DbPool, open_pool
+from core_server.db.pool import DbPool, check_pooled_timeouts, open_pool
 from core_server.developer_tools.application.cli_sessions import CliSessionService
 from core_server.developer_tools.application.cli_stream import CliEventStream
 from core_server.developer_tools.application.test_reset import TestResetService
@@ -56,7 +56,7 @@ from core_server.ledger.application.payout_run import PayoutRun
 from core_server.ledger.application.payouts import PayoutService
 from core_server.ledger.storage.ledger_repository import PgLedgerRepository
 from core_server.ledger.storage.payout_repository import PgPayoutRepository
-from core_server.locking.redis_client import connect_redis
+from core_server.locking.redis_client import close_redis, connect_redis
 from core_server.locking.redis_lease import RedisLeaseFactory
 from core_server.merchants.application.api_keys import ApiKeyService
 from core_server.merchants.application.merchants import MerchantService
@@ -149,7 +149,7 @@ class Core:
             await self.heartbeat.stop()  # after the actors: no turn of this core can write any more
         await self.clock_listener.close()
         await self.webhook_sender.close()
-        await self.redis.aclose()
+        await close_redis(self.redis)
         await self.pool.close()
         if self.kdf_pool is not None:
             self.kdf_pool.close()
@@ -171,18 +171,29 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     clock = clock or SystemClock()
     pool = await open_pool(
         settings.database_url,
+        pooled=bool(settings.database_pooler),
         max_size=settings.db_pool_max,
         timeout=settings.db_pool_timeout_seconds,
         statement_timeout=settings.db_statement_timeout_seconds,
         idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
         keepalive_idle=settings.db_keepalive_idle_seconds,
     )
+    if settings.database_pooler:
+        # The server connections must carry the time-outs a pooled client cannot send (docs/operations.md).
+        await check_pooled_timeouts(
+            pool, settings.db_statement_timeout_seconds, settings.db_idle_in_transaction_timeout_seconds
+        )
     await apply_migrations(pool)
     offsets = PgClockOffsets(pool)
     clocks = MerchantClocks(clock, offsets)
-    clock_listener = PgNotifyWakeups(settings.database_url, CLOCK_CHANNEL)
+    clock_listener = PgNotifyWakeups(settings.listen_url, CLOCK_CHANNEL)
     await clock_listener.start(offsets.forget)
-    redis = connect_redis(settings.redis_url, max_connections=settings.redis_pool_max)
+    redis = connect_redis(
+        settings.redis_url,
+        max_connections=settings.redis_pool_max,
+        sentinels=settings.redis_sentinels,
+        service=settings.redis_sentinel_service,
+    )
     leases = RedisLeaseFactory(
         redis, namespace=settings.redis_namespace, ttl_ms=settings.lease_ttl_ms, owner=settings.process_name
     )
@@ -233,7 +244,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         resolver,
         sealer,
         clocks,
-        PgNotifyWakeups(settings.database_url, DELIVERY_CHANNEL),
+        PgNotifyWakeups(settings.listen_url, DELIVERY_CHANNEL),
         concurrency=settings.webhook_concurrency,
         per_endpoint=settings.webhook_endpoint_concurrency,
         per_merchant=settings.webhook_merchant_concurrency,

@@ -72,6 +72,14 @@ class Settings:
     # How long a batch claimed by one core's billing run is passed over by the others (a dead core's
     # claims lapse after it); the README's default of 5 minutes, shorter in tests that kill a core.
     billing_claim_seconds: float = 300.0
+    # Production topology (docs/operations.md): "pgbouncer" when DATABASE_URL reaches PostgreSQL through
+    # PgBouncer in transaction mode; LISTEN then goes direct, to DATABASE_LISTEN_URL.
+    database_pooler: str = ""
+    database_listen_url: str = ""
+    # Redis Sentinel: the master of `redis_sentinel_service` is asked of these (host, port) pairs, and
+    # REDIS_URL keeps only its database index and credentials.
+    redis_sentinels: tuple[tuple[str, int], ...] = ()
+    redis_sentinel_service: str = ""
 
     def __post_init__(self) -> None:
         if self.webhook_concurrency < 1 or self.webhook_endpoint_concurrency < 1:
@@ -97,6 +105,7 @@ class Settings:
             # A claim that lapses while its request may still run would let a retry run it a second time.
             raise ConfigError("IDEMPOTENCY_CLAIM_SECONDS must exceed ASK_TIMEOUT_SECONDS")
         self._check_claim_timers()
+        self._check_topology()
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("CORE_TLS_CERT_FILE and CORE_TLS_KEY_FILE must be set together")
         for name, path in (
@@ -134,6 +143,21 @@ class Settings:
                 "CORE_HEARTBEAT_LAPSE_SECONDS must be at least twice CORE_HEARTBEAT_SECONDS and below "
                 "IDEMPOTENCY_CLAIM_SECONDS"
             )
+
+    def _check_topology(self) -> None:
+        if self.database_pooler not in POOLERS:
+            raise ConfigError(f"DATABASE_POOLER must be empty or pgbouncer, got {self.database_pooler!r}")
+        if self.database_pooler and not self.database_listen_url:
+            # A transaction pooler hands the LISTEN's server connection to other clients after its
+            # transaction: the notifications would go nowhere. LISTEN needs a session of its own.
+            raise ConfigError("DATABASE_POOLER=pgbouncer needs DATABASE_LISTEN_URL (direct to PostgreSQL)")
+        if bool(self.redis_sentinels) != bool(self.redis_sentinel_service):
+            raise ConfigError("REDIS_SENTINELS and REDIS_SENTINEL_SERVICE must be set together")
+
+    @property
+    def listen_url(self) -> str:
+        """Where LISTEN connects: DATABASE_LISTEN_URL, else DATABASE_URL itself."""
+        return self.database_listen_url or self.database_url
 
     @property
     def fingerprint_master(self) -> bytes:
@@ -227,7 +251,28 @@ class Settings:
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),
             billing_interval_seconds=float(e.get("BILLING_INTERVAL_SECONDS", "3600")),
             billing_claim_seconds=float(e.get("BILLING_CLAIM_SECONDS", "300")),
+            database_pooler=e.get("DATABASE_POOLER", "").strip().lower(),
+            database_listen_url=e.get("DATABASE_LISTEN_URL", "").strip(),
+            redis_sentinels=sentinel_addresses(e.get("REDIS_SENTINELS", "")),
+            redis_sentinel_service=e.get("REDIS_SENTINEL_SERVICE", "").strip(),
         )
+
+
+POOLERS = frozenset({"", "pgbouncer"})
+"""DATABASE_POOLER's values: none (direct to PostgreSQL) or PgBouncer in transaction mode."""
+
+
+def sentinel_addresses(value: str) -> tuple[tuple[str, int], ...]:
+    """REDIS_SENTINELS: `host:port,host:port,…` (an IPv6 host in brackets); empty: no Sentinel."""
+    addresses = []
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        host, _, port = part.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"REDIS_SENTINELS entries must be host:port, got {part!r}")
+        addresses.append((host.strip("[]"), int(port)))
+    return tuple(addresses)
 
 
 def _flag(env: dict[str, str], name: str) -> bool:

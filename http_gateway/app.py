@@ -20,6 +20,7 @@ from http_gateway.observability.logging_setup import configure_logging, new_requ
 from http_gateway.observability.metrics import observe_request
 from http_gateway.payments.pages import checkout_pages
 from http_gateway.pipeline.rate_limit import RateLimiter, connect_redis
+from http_gateway.pipeline.redis_sentinel import close_redis
 from http_gateway.pipeline.versions import HEADER as VERSION_HEADER
 from http_gateway.routing import mount_routes
 
@@ -50,19 +51,25 @@ def create_app(
     async def open_connections(app: Sanic) -> None:
         # Inside the worker's event loop: grpc.aio channels and redis clients are bound to it.
         app.ctx.core = core if core is not None else open_core_clients(settings)
-        app.ctx.redis = redis if redis is not None else connect_redis(settings.redis_url)
+        app.ctx.redis = redis if redis is not None else gateway_redis(settings)
         app.ctx.rate_limiter = RateLimiter(app.ctx.redis, settings.redis_namespace)
 
     async def close_connections(app: Sanic) -> None:
         if core is None:
             await app.ctx.core.close()
         if redis is None:
-            await app.ctx.redis.aclose()
+            await close_redis(app.ctx.redis)
 
     app.before_server_start(open_connections)
     app.before_server_stop(end_open_streams)  # open `payconnect listen` streams end; clients resume
     app.after_server_stop(close_connections)
     return app
+
+
+def gateway_redis(settings: Settings) -> Any:
+    """One Redis (REDIS_URL) or the master Sentinel names (REDIS_SENTINELS, docs/operations.md)."""
+    sentinels, service = settings.redis_sentinels, settings.redis_sentinel_service
+    return connect_redis(settings.redis_url, sentinels=sentinels, service=service)
 
 
 def create_worker_app(settings: Settings) -> Sanic:

@@ -30,6 +30,10 @@ class Settings:
     core_tls_ca_file: str | None = None
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_namespace: str = "pc"
+    redis_sentinels: tuple[tuple[str, int], ...] = ()
+    """REDIS_SENTINELS: ask these for the master of `redis_sentinel_service`; REDIS_URL then gives only
+    the database index and credentials (docs/operations.md)."""
+    redis_sentinel_service: str = ""
     public_base_url: str = ""
     checkout_base_url: str = ""
     rate_limit_live: int = 100
@@ -55,6 +59,8 @@ class Settings:
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("TLS_CERT_FILE and TLS_KEY_FILE must be set together")
         core_target(self.core_grpc_addr)  # fail at start, not on the first request
+        if bool(self.redis_sentinels) != bool(self.redis_sentinel_service):
+            raise ConfigError("REDIS_SENTINELS and REDIS_SENTINEL_SERVICE must be set together")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -74,6 +80,8 @@ class Settings:
             core_tls_ca_file=e.get("CORE_TLS_CA_FILE") or None,
             redis_url=e.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
             redis_namespace=e.get("REDIS_NAMESPACE", "pc"),
+            redis_sentinels=sentinel_addresses(e.get("REDIS_SENTINELS", "")),
+            redis_sentinel_service=e.get("REDIS_SENTINEL_SERVICE", "").strip(),
             public_base_url=e.get("PUBLIC_BASE_URL", ""),
             checkout_base_url=e.get("CHECKOUT_BASE_URL", ""),
             rate_limit_live=_int(e, "RATE_LIMIT_LIVE", 100),
@@ -142,6 +150,19 @@ def core_target(addr: str) -> tuple[str, list[tuple[str, Any]]]:
         ("grpc.service_config", '{"loadBalancingConfig": [{"round_robin": {}}]}'),
     ]
     return f"{scheme}:{','.join(parts)}", options
+
+
+def sentinel_addresses(value: str) -> tuple[tuple[str, int], ...]:
+    """REDIS_SENTINELS: `host:port,host:port,…` (an IPv6 host in brackets); empty: no Sentinel."""
+    addresses = []
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        host, _, port = part.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"REDIS_SENTINELS entries must be host:port, got {part!r}")
+        addresses.append((host.strip("[]"), int(port)))
+    return tuple(addresses)
 
 
 def _is_loopback(host: str) -> bool:

@@ -72,6 +72,8 @@ def ensure_stack(
             if environ.get(key):
                 env[key] = environ[key]
                 continue
+            if key == "REDIS_URL" and environ.get("REDIS_SENTINELS"):
+                continue  # Sentinel names the master (docs/operations.md); REDIS_URL would give only its db
             env[key], fresh = ensure(root)
             if fresh:
                 started.append(name)

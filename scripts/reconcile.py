@@ -56,7 +56,7 @@ async def over_grpc(root_certificate: bytes | None) -> ledger_service_pb2.Reconc
         return response
 
 
-async def direct(database_url: str) -> ledger_service_pb2.ReconcileResponse:
+async def direct(database_url: str, pooled: bool = False) -> ledger_service_pb2.ReconcileResponse:
     from core_server.db.pool import open_pool
 
     try:
@@ -65,7 +65,8 @@ async def direct(database_url: str) -> ledger_service_pb2.ReconcileResponse:
         await probe.close()
     except psycopg.Error as exc:
         raise StorageError(str(exc)) from exc
-    pool = await open_pool(database_url, min_size=1, max_size=2)
+    # Behind PgBouncer (DATABASE_POOLER) the pool keeps nothing in a session (docs/operations.md).
+    pool = await open_pool(database_url, pooled=pooled, min_size=1, max_size=2)
     try:
         ledger = LedgerService(PgLedgerRepository(pool), MerchantClocks(SystemClock(), PgClockOffsets(pool)))
         return report_to_pb(await ledger.reconcile())
@@ -101,7 +102,8 @@ def main() -> int:
             if not database_url:
                 print("error: --direct needs DATABASE_URL", file=sys.stderr)
                 return 2
-            response = asyncio.run(direct(database_url))
+            pooled = bool(os.environ.get("DATABASE_POOLER", "").strip())
+            response = asyncio.run(direct(database_url, pooled))
         else:
             ca_file = os.environ.get("CORE_TLS_CA_FILE")
             response = asyncio.run(over_grpc(Path(ca_file).read_bytes() if ca_file else None))

@@ -31,7 +31,9 @@ def say(line: str) -> None:
 
 async def rotate(settings: Settings, batch: int) -> int:
     boxes = sealers(settings)
-    pool = await open_pool(settings.database_url, min_size=1, max_size=2)
+    pool = await open_pool(
+        settings.database_url, pooled=bool(settings.database_pooler), min_size=1, max_size=2
+    )
     try:
         # A rotation may run before any core of this version has started: the key-id columns must exist.
         await apply_migrations(pool)

@@ -319,6 +319,7 @@ def banner(children: Sequence[Child], env: Mapping[str, str], started: Sequence[
             stops = label in started and not keep
             note = " (embedded; stops with this run)" if stops else " (embedded; stays up: make stop)"
         lines.append(f"  {label:<11} {dev_stack.redact(env[key])}{note}")
+    lines += topology_lines(env)
     if any(
         {**env, **c.spec.env}.get("WEBHOOK_ALLOW_PRIVATE_TARGETS") == "1"
         for c in children
@@ -330,6 +331,18 @@ def banner(children: Sequence[Child], env: Mapping[str, str], started: Sequence[
         )
     lines += ["Press Ctrl-C to stop.", ""]
     return "\n".join(lines)
+
+
+def topology_lines(env: Mapping[str, str]) -> list[str]:
+    """The production topology the processes were pointed at (docs/operations.md), if any."""
+    lines = []
+    if env.get("DATABASE_POOLER"):
+        listen = dev_stack.redact(env.get("DATABASE_LISTEN_URL", "(unset: the core refuses to start)"))
+        lines.append(f"  {'pooler':<11} {env['DATABASE_POOLER']} in front; LISTEN direct to {listen}")
+    if env.get("REDIS_SENTINELS"):
+        service = env.get("REDIS_SENTINEL_SERVICE", "(unset: the processes refuse to start)")
+        lines.append(f"  {'sentinel':<11} master of {service!r} asked of {env['REDIS_SENTINELS']}")
+    return lines
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -15,6 +16,12 @@ from core_server.task_stop import cancel_and_wait
 logger = logging.getLogger(__name__)
 
 RECONNECT_SECONDS = 2.0
+LISTEN_KEEPALIVES: dict[str, Any] = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
 
 
 class PgNotifyWakeups:
@@ -25,6 +32,8 @@ class PgNotifyWakeups:
     """
 
     def __init__(self, dsn: str, channel: str) -> None:
+        """`dsn` reaches PostgreSQL itself, never a transaction pooler (DATABASE_LISTEN_URL), and may list
+        several hosts: after a failover the reconnection finds the new primary."""
         self._dsn = dsn
         self._channel = channel
         self._task: asyncio.Task[None] | None = None
@@ -43,10 +52,15 @@ class PgNotifyWakeups:
     async def _listen(self, wake: Callable[[], None]) -> None:
         while True:
             try:
-                conn = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, connect_timeout=5)
+                # Keepalives: a primary whose host vanished (a failover) leaves no RST behind; without
+                # them this connection would wait for the system's two hours before it reconnected.
+                conn = await psycopg.AsyncConnection.connect(
+                    self._dsn, autocommit=True, connect_timeout=5, **LISTEN_KEEPALIVES
+                )
                 try:
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
                     self.listening.set()
+                    logger.info("LISTEN %s on %s:%s", self._channel, conn.info.host, conn.info.port)
                     wake()  # anything committed while we were not listening is picked up now
                     # Waits for notifications for as long as the connection lives.
                     async for _ in conn.notifies():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import weakref
@@ -12,6 +13,8 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from core_server.db.query_cache import widen_placeholder_cache
+
+logger = logging.getLogger(__name__)
 
 DbPool: TypeAlias = AsyncConnectionPool[AsyncConnection[DictRow]]
 """The pool `open_pool` returns: its connections make `dict_row`s, so a fetched row is a `dict[str, Any]`."""
@@ -79,9 +82,60 @@ async def _check_if_idle(conn: AsyncConnection[Any]) -> None:
     await AsyncConnectionPool.check_connection(conn)
 
 
+class PoolerSettingsMissing(RuntimeError):
+    """Behind PgBouncer the server connections lack the core's time-outs: the core refuses to start."""
+
+
+async def check_pooled_timeouts(
+    pool: DbPool, statement_timeout: float, idle_in_transaction_timeout: float
+) -> dict[str, int]:
+    """Behind a transaction pooler, the time-outs must be the server connections' own.
+
+    A client's startup `options` are not forwarded by PgBouncer (1.18 refuses the parameter unless told
+    to ignore it), and a session-level SET would stay on whichever server connection ran it, for the next
+    client. So the bounds `session_options` sets directly are set for every server connection instead —
+    PgBouncer's `connect_query` on the database entry, or `ALTER ROLE … SET` — and checked here: both
+    must be set and no longer than this core's own, or a write could outlive its Idempotency-Key claim.
+    Returns the server's values in ms.
+    """
+    names = ("statement_timeout", "idle_in_transaction_session_timeout", "client_connection_check_interval")
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT name, setting::int AS ms FROM pg_settings WHERE name = ANY(%s)", (list(names),)
+        )
+        found = {row["name"]: row["ms"] for row in await cursor.fetchall()}
+    wanted = {
+        "statement_timeout": round(statement_timeout * 1000),
+        "idle_in_transaction_session_timeout": round(idle_in_transaction_timeout * 1000),
+    }
+    for name, most in wanted.items():
+        if not 0 < found.get(name, 0) <= most:
+            raise PoolerSettingsMissing(
+                f"behind DATABASE_POOLER the server's {name} is {found.get(name, 0)} ms; it must be set, "
+                f"at most {most} ms, for every server connection: e.g. PgBouncer's connect_query = "
+                f"'{pooled_connect_query(statement_timeout, idle_in_transaction_timeout)}'"
+            )
+    if not found.get("client_connection_check_interval"):
+        logger.warning(
+            "client_connection_check_interval is 0 behind the pooler: a statement of a vanished client "
+            "runs to its end (set it in connect_query, PostgreSQL >= 14)"
+        )
+    return found
+
+
+def pooled_connect_query(statement_timeout: float, idle_in_transaction_timeout: float) -> str:
+    """The SETs a pooler must run on each new server connection (PgBouncer `connect_query`)."""
+    return (
+        f"SET statement_timeout = {round(statement_timeout * 1000)}; "
+        f"SET idle_in_transaction_session_timeout = {round(idle_in_transaction_timeout * 1000)}; "
+        f"SET client_connection_check_interval = {CLIENT_CHECK_MS}"
+    )
+
+
 async def open_pool(
     dsn: str,
     *,
+    pooled: bool = False,
     min_size: int = 2,
     max_size: int = 20,
     timeout: float = 5.0,  # noqa: ASYNC109 - the pool's own wait bound, passed to psycopg_pool
@@ -96,9 +150,20 @@ async def open_pool(
     `timeout` bounds the wait for a connection (a request answers UNAVAILABLE after it while PostgreSQL
     is down) and each connection attempt, so an unreachable host cannot hold reconnection up for the
     operating system's TCP time-out. Every connection carries `session_options`.
+
+    `pooled`: `dsn` is a PgBouncer in transaction mode, where consecutive transactions of one client
+    connection may run on different server connections. Nothing may then live in a session: no named
+    prepared statements (psycopg's `prepare_threshold=None`; PgBouncer 1.18 cannot track them, 1.21+
+    only with `max_prepared_statements`), no startup `options` (the time-outs are the server
+    connections' own, which the core checks with `check_pooled_timeouts`). Unnamed statements,
+    pipelines and `SET LOCAL` inside a transaction are fine: each lives within one server round.
     """
     widen_placeholder_cache()
-    session = session_options(statement_timeout, idle_in_transaction_timeout)
+    session = (
+        {"keepalives": 1, "prepare_threshold": None}
+        if pooled
+        else session_options(statement_timeout, idle_in_transaction_timeout)
+    )
     keepalive = {
         "keepalives_idle": keepalive_idle,
         "keepalives_interval": KEEPALIVE_INTERVAL_SECONDS,

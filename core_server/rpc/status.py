@@ -109,7 +109,10 @@ def rpc(method: Method[R]) -> Method[R]:
             except EntityBusy:
                 failure = (grpc.StatusCode.ABORTED, "The object is busy; nothing was changed.", None)
             except UNAVAILABLE_ERRORS as exc:
-                logger.warning("%s unavailable: %s", method.__name__, type(exc).__name__)
+                # The reason (the driver's first line: a refused host, a read-only standby) names the
+                # dependency at fault, so a failover reads as one in the log, not as a bare class name.
+                reason = (str(exc).strip().splitlines() or [""])[0][:200]
+                logger.warning("%s unavailable: %s %s", method.__name__, type(exc).__name__, reason)
                 failure = (grpc.StatusCode.UNAVAILABLE, "A dependency is unavailable; retry later.", None)
             except asyncio.CancelledError:
                 raise

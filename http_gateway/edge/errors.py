@@ -188,10 +188,20 @@ def api_error_from_rpc(err: grpc.aio.AioRpcError) -> ApiError:
             type_, info.reason.lower(), message, info.metadata.get("param") or None, headers=headers
         )
     fallback = FALLBACK.get(err.code(), DEFAULT_FALLBACK)
-    logger.error(
-        "core call failed without error details",
-        extra={"grpc_code": err.code().name, "grpc_details": err.details()},
-    )
+    extra = {"grpc_code": err.code().name, "grpc_details": err.details()}
+    if err.code() in FALLBACK:
+        # An answer the core chose (busy, a dependency switching over, a deadline): the client gets a
+        # retryable 503 and the operator the reason, as a warning; a PostgreSQL failover makes a few.
+        logger.warning(
+            "core answered %s (%s): %d %s",
+            err.code().name,
+            err.details(),
+            fallback.error.status,
+            fallback.error.code,
+            extra=extra,
+        )
+    else:
+        logger.error("core call failed without error details", extra=extra)
     return ApiError.of(fallback.error, headers=fallback.headers)
 
 

@@ -9,6 +9,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
 from connect import errors
@@ -17,6 +18,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.redis_sentinel import sentinel_client
 
 logger = logging.getLogger(__name__)
 
@@ -35,22 +37,30 @@ REDIS_TIMEOUT_SECONDS = 1.0
 REDIS_POOL_MAX = 128
 
 
-def connect_redis(url: str, max_connections: int = REDIS_POOL_MAX) -> aioredis.Redis:
+def connect_redis(
+    url: str,
+    max_connections: int = REDIS_POOL_MAX,
+    *,
+    sentinels: tuple[tuple[str, int], ...] = (),
+    service: str = "",
+) -> aioredis.Redis:
     """A client with bounded socket waits and a single immediate retry on a dropped connection.
 
     The pool blocks (up to the same bounded wait) when all its connections are busy: redis-py 8 would
     otherwise fail the 101st concurrent call at once with `MaxConnectionsError`, turning a burst of
-    requests into 503s.
+    requests into 503s. With `sentinels`, the same pool follows the master Sentinel names for `service`.
     """
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=max_connections,
-        timeout=REDIS_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-        retry=Retry(NoBackoff(), 1),
-        health_check_interval=30,
-    )
+    options: dict[str, Any] = {
+        "max_connections": max_connections,
+        "timeout": REDIS_TIMEOUT_SECONDS,
+        "socket_timeout": REDIS_TIMEOUT_SECONDS,
+        "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+        "retry": Retry(NoBackoff(), 1),
+        "health_check_interval": 30,
+    }
+    if sentinels:
+        return sentinel_client(url, sentinels, service, **options)
+    pool = aioredis.BlockingConnectionPool.from_url(url, **options)
     return aioredis.Redis.from_pool(pool)
 
 

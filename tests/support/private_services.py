@@ -164,6 +164,7 @@ class PrivateRedis:
     root: Path
     port: int
     process: subprocess.Popen[bytes] | None = None
+    extra_args: tuple[str, ...] = ()  # e.g. ("--replicaof", "127.0.0.1", "6379") for a replica
 
     @property
     def url(self) -> str:
@@ -184,7 +185,7 @@ class PrivateRedis:
                 str(self.root),
             ]
             self.process = subprocess.Popen(
-                [*command, "--save", "", "--appendonly", "no"],
+                [*command, "--save", "", "--appendonly", "no", *self.extra_args],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -53,3 +53,17 @@ def test_a_lone_operator_core_keeps_the_production_default() -> None:
     specs, banner = _banner(["--only", "core"], {})
     assert "WEBHOOK_ALLOW_PRIVATE_TARGETS" not in specs[0].env
     assert BANNER_LINE not in banner
+
+
+def test_the_banner_names_the_pooler_and_the_sentinels() -> None:
+    environ = {
+        "DATABASE_URL": "postgresql://pc:secret@bouncer:6432/pc",
+        "DATABASE_POOLER": "pgbouncer",
+        "DATABASE_LISTEN_URL": "postgresql://pc:secret@db1:5432,db2:5432/pc?target_session_attrs=read-write",
+        "REDIS_SENTINELS": "10.0.0.1:26379,10.0.0.2:26379",
+        "REDIS_SENTINEL_SERVICE": "pc",
+    }
+    _, banner = _banner([], environ)
+    assert "pgbouncer in front; LISTEN direct to postgresql://pc:***@db1:5432,db2:5432/pc" in banner
+    assert "secret" not in banner
+    assert "master of 'pc' asked of 10.0.0.1:26379,10.0.0.2:26379" in banner

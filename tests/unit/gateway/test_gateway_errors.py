@@ -138,3 +138,18 @@ def test_envelope_has_all_five_fields_and_doc_url():
 
 def test_rate_limit_errors_always_carry_retry_after():
     assert ApiError("rate_limit_error", "rate_limit_exceeded", "slow down").headers["Retry-After"] == "1"
+
+
+def test_a_retryable_core_answer_is_a_warning_with_its_detail(caplog):
+    """A failover's UNAVAILABLE is expected: logged as a warning that says why, never as an error."""
+    with caplog.at_level("INFO", logger="http_gateway.edge.errors"):
+        api_error_from_rpc(
+            rpc_error(grpc.StatusCode.UNAVAILABLE, "A dependency is unavailable; retry later.")
+        )
+        api_error_from_rpc(rpc_error(grpc.StatusCode.INTERNAL, "boom"))
+    unavailable, internal = caplog.records
+    assert unavailable.levelname == "WARNING"
+    assert "UNAVAILABLE" in unavailable.getMessage()
+    assert "A dependency is unavailable" in unavailable.getMessage()
+    assert "503 service_unavailable" in unavailable.getMessage()
+    assert internal.levelname == "ERROR"

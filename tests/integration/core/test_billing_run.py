@@ -139,3 +139,32 @@ async def test_two_cores_billing_at_once_bill_each_subscription_exactly_once(
         assert charges == 24
     finally:
         await second.close()
+
+
+async def test_a_new_card_and_a_scheduled_retry_never_share_an_attempt_number(
+    core: Core, clock: SettableClock
+) -> None:
+    """DESIGN §10.4: both retries run through the subscription's actor, so however they interleave each
+    attempt has its own number and its own charge — the new card's is never answered with the old
+    card's declined charge of the same number."""
+    owner = await new_owner(core)
+    subscription_id = await subscribe(core, owner, DUNNING_CARD)
+    subscription = await core.subscriptions.get(owner, subscription_id)
+    invoice_id = subscription.latest_invoice
+    assert invoice_id is not None
+    clock.advance(3 * DAY)  # the first scheduled retry is due
+    good = CardInput(number="4242424242424242", exp_month=12, exp_year=2099, cvc="123")
+    await asyncio.gather(
+        core.sweep("billing").run_once(),
+        core.payment_methods.attach(
+            owner, subscription.customer_id, type_="card", card=good, paypal_email=None, set_default=True
+        ),
+    )
+    paid = await core.invoices.get(owner, invoice_id)
+    assert paid.status is InvoiceStatus.PAID
+    attempts = await count(core, "SELECT count(*) AS n FROM charges WHERE invoice_id = %s", invoice_id)
+    distinct = await count(
+        core, "SELECT count(DISTINCT invoice_attempt) AS n FROM charges WHERE invoice_id = %s", invoice_id
+    )
+    assert attempts == distinct == paid.attempt_count
+    assert (await core.subscriptions.get(owner, subscription_id)).status is SubscriptionStatus.ACTIVE

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from core_server.billing.domain import billed_time
 from core_server.billing.domain.catalog import Price, check_compatible, check_startable
 from core_server.billing.domain.events import (
     INVOICE_CREATED,
@@ -42,22 +43,13 @@ from core_server.billing.domain.invoice import (
     Invoice,
     InvoiceLine,
     InvoiceStatus,
-    LineKind,
     merchant_credit,
 )
-from core_server.billing.domain.invoicing import (
-    check_invoice_limit,
-    item_lines,
-    next_retry,
-    open_invoice,
-    proration_line,
-)
+from core_server.billing.domain.invoicing import check_invoice_limit, item_lines, next_retry, open_invoice
 from core_server.billing.domain.periods import period_at, period_bounds
-from core_server.billing.domain.proration import Proration, prorate
 from core_server.billing.domain.subscription_changes import Preview, PriceProration
 from core_server.billing.domain.subscription_item import (
     MAX_ACTIVE_ITEMS,
-    BilledTranche,
     ItemProration,
     ItemStatus,
     PendingProration,
@@ -261,23 +253,14 @@ class Subscription:
         lines: list[InvoiceLine] = []
         prorated = self._prorates(behavior is not PriceProration.NONE)
         if prorated:
-            # Credit only the time billed, at what it was billed; charge the new price for every unit.
-            taken = base.unbill(min(base.billed_quantity, base.quantity))
-            lines = [
-                *self._credit_lines(base, taken, f"Unused time on {base.price_id}", now),
-                self._line(
-                    LineKind.PAST_DUE_PRORATION,
-                    f"Remaining time on {new_price.id}",
-                    new_price.id,
-                    self._prorate(new_price.terms.amount_cents, base.quantity, now),
-                ),
-            ]
-        base.price_id = new_price.id
-        base.unit_amount_cents = new_price.terms.amount_cents
+            lines = billed_time.price_change(
+                base, new_price.id, new_price.terms.amount_cents, self._period, now
+            )
+        else:
+            base.price_id, base.unit_amount_cents = new_price.id, new_price.terms.amount_cents
         self.price_id = new_price.id
         check_invoice_limit(self._next_regular_lines(), rate, "price_id")
         if prorated:
-            base.bill_more(base.quantity)
             made = [self._defer(base.id, line, now) for line in lines]
             base.proration_amount_cents = sum(line.amount_cents for line in lines)
             if behavior is PriceProration.ALWAYS_INVOICE:
@@ -323,7 +306,7 @@ class Subscription:
         )
         self.items.append(item)
         check_invoice_limit(self._next_regular_lines(), rate, "priceId")
-        self._settle_item_move(item, quantity, 0, behavior, rate, now, f"{quantity} × {price.id}")
+        self._settle_item_move(item, 0, behavior, rate, now, f"{quantity} × {price.id}")
         self._event(ITEM_CREATED, item.id, now)
         return item
 
@@ -343,7 +326,7 @@ class Subscription:
         item.proration_amount_cents = 0
         if delta > 0:
             check_invoice_limit(self._next_regular_lines(), rate, "quantity")
-        self._settle_item_move(item, quantity, before, chosen, rate, now, f"Quantity {before} → {quantity}")
+        self._settle_item_move(item, before, chosen, rate, now, f"Quantity {before} → {quantity}")
         self._event(ITEM_UPDATED, item.id, now)
         return item
 
@@ -360,9 +343,7 @@ class Subscription:
             item.removed_at = now.replace(microsecond=0)
             item.proration_amount_cents = 0
             if self._prorates(True):
-                taken = item.unbill(min(item.billed_quantity, item.quantity))
-                what = f"Unused time on {item.quantity} × {item.price_id}"
-                for line in self._credit_lines(item, taken, what, now):
+                for line in billed_time.removal(item, self._period, now):
                     self._defer(item.id, line, now)
                     item.proration_amount_cents += line.amount_cents
             item.billed = ()
@@ -396,7 +377,7 @@ class Subscription:
             and refund_of.charge_id is not None
             and refund_of.period_start == self.current_period_start
         ):
-            amount = self._prorate(refund_of.total_cents, 1, now).amount_cents
+            amount = self._period.prorate(refund_of.total_cents, 1, now).amount_cents
             if amount > 0:
                 self.pending_cancel_refund = PendingCancelRefund(refund_of.charge_id, amount)
         self.cancel_refund_key = key
@@ -663,54 +644,26 @@ class Subscription:
     def _settle_item_move(
         self,
         item: SubscriptionItem,
-        quantity: int,
         before: int,
         behavior: ItemProration,
         rate: TaxRate | None,
         now: datetime,
         what: str,
     ) -> None:
-        """An item went from `before` units to `quantity` (an add: from 0). `none`: nothing now (added
+        """An item went from `before` units to its quantity (an add: from 0). `none`: nothing now (added
         units start with the next period's invoice). Otherwise the rest of the period is prorated by
-        DESIGN §10.4: more units are charged only for time no line bills yet, fewer units credited
-        only for time that was billed. `charge_immediately` invoices a charge now; a credit always
-        waits for the next invoice (nothing is refunded mid-period)."""
+        billed time (billed_time.py); `charge_immediately` invoices a charge now, a credit always waits
+        for the next invoice (nothing is refunded mid-period)."""
         if not self._prorates(behavior is not ItemProration.NONE):
             return
-        if quantity > before:
-            # Units billed but no longer held (dropped with `none`) are paid up to the period's end.
-            fresh = quantity - max(before, item.billed_quantity)
-            if fresh <= 0:
-                return
-            proration = self._prorate(item.unit_amount_cents, fresh, now)
-            line = self._line(
-                LineKind.PAST_DUE_PRORATION, f"Remaining time on {what}", item.price_id, proration
-            )
-            item.bill_more(fresh)
-            pending = self._defer(item.id, line, now)
-            item.proration_amount_cents = proration.amount_cents
-            if behavior is ItemProration.CHARGE_IMMEDIATELY and proration.amount_cents > 0:
-                self._invoice_prorations([pending], BillingReason.SUBSCRIPTION_UPDATE, rate, now)
-            return
-        taken = item.unbill(max(0, min(item.billed_quantity, before) - quantity))
-        for line in self._credit_lines(item, taken, f"Unused time on {what}", now):
+        made = [
             self._defer(item.id, line, now)
-            item.proration_amount_cents += line.amount_cents
-
-    def _credit_lines(
-        self, item: SubscriptionItem, taken: Sequence[BilledTranche], what: str, now: datetime
-    ) -> list[InvoiceLine]:
-        """One credit line per price the given-back units were billed at (usually one)."""
-        quantities: dict[int, int] = {}
-        for tranche in taken:
-            quantities[tranche.unit_amount_cents] = (
-                quantities.get(tranche.unit_amount_cents, 0) + tranche.quantity
-            )
-        return [
-            self._line(LineKind.CREDIT, what, item.price_id, self._prorate(unit, -quantity, now))
-            for unit, quantity in quantities.items()
-            if quantity > 0
+            for line in billed_time.quantity_move(item, before, self._period, now, what)
         ]
+        item.proration_amount_cents = sum(p.line.amount_cents for p in made)
+        charges = [p for p in made if p.line.amount_cents > 0]
+        if behavior is ItemProration.CHARGE_IMMEDIATELY and charges:
+            self._invoice_prorations(charges, BillingReason.SUBSCRIPTION_UPDATE, rate, now)
 
     def _next_regular_lines(self) -> list[InvoiceLine]:
         """The item lines of the next period's invoice at today's prices and quantities (DESIGN §10.3)."""
@@ -771,16 +724,9 @@ class Subscription:
         """Prorations only for a paying subscription: a trial's period is free."""
         return wanted and self.status is SubscriptionStatus.ACTIVE
 
-    def _prorate(self, unit_amount_cents: int, quantity_delta: int, now: datetime) -> Proration:
-        at = min(max(now, self.current_period_start), self.current_period_end)
-        return prorate(
-            unit_amount_cents, quantity_delta, self.current_period_start, self.current_period_end, at
-        )
-
-    def _line(self, kind: LineKind, description: str, price_id: str, proration: Proration) -> InvoiceLine:
-        """A proration line over the current period (where every proration falls)."""
-        start, end = self.current_period_start, self.current_period_end
-        return proration_line(kind, description, price_id, proration, start, end)
+    @property
+    def _period(self) -> billed_time.Period:
+        return billed_time.Period(self.current_period_start, self.current_period_end)
 
     def _defer(self, item_id: str, line: InvoiceLine, now: datetime) -> PendingProration:
         pending = PendingProration(

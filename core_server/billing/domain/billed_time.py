@@ -76,9 +76,10 @@ def quantity_move(
     return period.credits(taken, item.price_id, f"Unused time on {what}", now)
 
 
-def removal(item: SubscriptionItem, period: Period, now: datetime) -> list[InvoiceLine]:
-    """An immediate removal: the unused billed part comes back, whatever behaviour the item was added
-    with; nothing for units never billed. The item holds nothing billed afterwards."""
+def unused_rest(item: SubscriptionItem, period: Period, now: datetime) -> list[InvoiceLine]:
+    """The unused billed rest of the period comes back: an immediate removal (whatever behaviour the item
+    was added with), or a resume whose new period overlaps it. Nothing for units never billed. The item
+    holds nothing billed afterwards."""
     taken = item.unbill(min(item.billed_quantity, item.quantity))
     item.billed = ()
     return period.credits(taken, item.price_id, f"Unused time on {item.quantity} × {item.price_id}", now)

@@ -343,7 +343,7 @@ class Subscription:
             item.removed_at = now.replace(microsecond=0)
             item.proration_amount_cents = 0
             if self._prorates(True):
-                for line in billed_time.removal(item, self._period, now):
+                for line in billed_time.unused_rest(item, self._period, now):
                     self._defer(item.id, line, now)
                     item.proration_amount_cents += line.amount_cents
             item.billed = ()
@@ -400,7 +400,10 @@ class Subscription:
 
     def resume(self, rate: TaxRate | None, now: datetime) -> Invoice | None:
         """ACTIVE again with a new period anchored at `now`, invoiced at once — unless the paused period
-        began this very second: that period was invoiced already, and it simply goes on."""
+        began this very second: that period was invoiced already, and it simply goes on. Resumed before
+        the paused period's end, the new period overlaps time that period billed: each item's unused
+        billed rest comes back as a credit on the resume's invoice (DESIGN §10.4: a charge only bills
+        time no other line bills)."""
         self._require(frozenset({SubscriptionStatus.PAUSED}), "resume")
         now = now.replace(microsecond=0)
         self.status = SubscriptionStatus.ACTIVE
@@ -408,6 +411,11 @@ class Subscription:
         self._event(SUBSCRIPTION_UPDATED, self.id, now)
         if now == self.current_period_start:
             return None
+        if now < self.current_period_end:
+            for item in self.items:
+                if item.status is ItemStatus.ACTIVE:
+                    for line in billed_time.unused_rest(item, self._period, now):
+                        self._defer(item.id, line, now)
         self.billing_anchor = now
         self.period_index = 0
         self.current_period_start, self.current_period_end = period_bounds(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core_server.billing.domain.billed_time import Period, price_change, quantity_move, removal
+from core_server.billing.domain.billed_time import Period, price_change, quantity_move, unused_rest
 from core_server.billing.domain.invoice import InvoiceLine
 from core_server.billing.domain.subscription_item import (
     BilledTranche,
@@ -61,9 +61,9 @@ def test_fewer_units_give_back_only_billed_ones_newest_first() -> None:
     assert quantity_move(unbilled, 4, PERIOD, HALF, "4 → 1") == []
 
 
-def test_a_removal_credits_the_billed_part_only() -> None:
-    assert amounts(removal(item(2, (BilledTranche(1_000, 2),)), PERIOD, HALF)) == [-1_000]
-    assert removal(item(2, ()), PERIOD, HALF) == []
+def test_a_unused_rest_credits_the_billed_part_only() -> None:
+    assert amounts(unused_rest(item(2, (BilledTranche(1_000, 2),)), PERIOD, HALF)) == [-1_000]
+    assert unused_rest(item(2, ()), PERIOD, HALF) == []
 
 
 def test_a_price_change_credits_what_was_billed_at_its_price() -> None:

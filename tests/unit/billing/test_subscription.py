@@ -451,3 +451,21 @@ def test_a_cancel_marks_what_is_still_open_uncollectible() -> None:
     subscription.cancel(False, MID)
     assert first.status is InvoiceStatus.UNCOLLECTIBLE and first.next_attempt_at is None
     assert subscription.owed() == []
+
+
+def test_a_resume_within_the_paused_period_credits_the_overlap_it_would_bill_twice() -> None:
+    subscription = started()  # January billed in full: 3100 for 31 days
+    subscription.pause(START + timedelta(days=10))
+    resumed_at = START + timedelta(days=15, hours=12)  # 15.5 days of January left
+    invoice = subscription.resume(None, resumed_at)
+    assert invoice is not None
+    # A full new period from the resume, less the half of January already paid.
+    assert [line.amount_cents for line in invoice.lines] == [3100, -1550]
+    assert subscription.base_item.billed_quantity == 1
+
+
+def test_a_resume_after_the_paused_period_ended_credits_nothing() -> None:
+    subscription = started()
+    subscription.pause(START + timedelta(days=10))
+    invoice = subscription.resume(None, START + timedelta(days=40))
+    assert invoice is not None and [line.amount_cents for line in invoice.lines] == [3100]

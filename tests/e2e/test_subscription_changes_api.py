@@ -21,7 +21,6 @@ from tests.e2e.subscription_api_helpers import (
     assert_same_lines,
     at_half,
     charge,
-    clock_now,
     customer,
     events_of,
     get_sub,
@@ -78,9 +77,10 @@ def test_a_price_change_with_create_prorations_leaves_both_lines_pending_for_the
     assert_same_lines(preview["lines"], [as_line(row) for row in pending])
     assert {row["_item_id"] for row in pending} == {sub["items"][0]["id"]}
 
-    # The next invoice takes them: pause, then resume a day later (a resume invoices its new period).
+    # The next invoice takes them: pause, then resume a day after the paused period's end (a resume
+    # invoices its new period; one within the paused period would also credit the overlap, §10.4).
     ok(client.post(f"{url}/pause", headers=merchant.auth))
-    advance_to(client, merchant, clock_now(client, merchant) + DAY)
+    advance_to(client, merchant, sub["current_period_end"] + DAY)
     resumed = ok(client.post(f"{url}/resume", headers=merchant.auth))
     nxt = invoice(client, merchant, resumed["latest_invoice"])
     assert nxt["billing_reason"] == "subscription_resume" and nxt["status"] == "PAID"

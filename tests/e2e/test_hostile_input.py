@@ -289,6 +289,8 @@ ID_ROUTES = [
     ("PATCH", f"{API}/customers/{{id}}", "sk"),
     ("GET", f"{API}/customers/{{id}}/payment-methods", "sk"),
     ("DELETE", f"{API}/customers/{{id}}/payment-methods/{{id}}", "sk"),
+    ("GET", f"{API}/customers/{{id}}/balance-transactions", "sk"),
+    ("POST", f"{API}/customers/{{id}}/balance-transactions", "sk"),
     ("GET", f"{API}/plans/{{id}}", "sk"),
     ("GET", f"{API}/plans/{{id}}/prices", "sk"),
     ("POST", f"{API}/plans/{{id}}/prices", "sk"),
@@ -328,6 +330,8 @@ def test_traversal_and_junk_ids_are_404s(http, merchant, unchanged, method, path
             body = {"quantity": 2}
         if path.endswith("/preview"):
             body = {"add_item": {"priceId": "price_" + "x" * 24, "quantity": 1}}
+        if path.endswith("/balance-transactions") and method == "POST":
+            body = {"amount_cents": 500, "currency": "usd"}
         response = http.request(
             method, path.format(id=junk), json=body, headers=_headers(merchant, credential)
         )

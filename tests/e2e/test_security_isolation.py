@@ -105,6 +105,14 @@ PROBES = (
     Probe("update customer", "PATCH", "/customers/{id}", "customer", json={"name": "hijacked"}),
     Probe("list payment methods", "GET", "/customers/{id}/payment-methods", "customer"),
     Probe("attach payment method", "POST", "/customers/{id}/payment-methods", "customer", json=VAULT_CARD),
+    Probe("list customer balance transactions", "GET", "/customers/{id}/balance-transactions", "customer"),
+    Probe(
+        "adjust a customer's credit",
+        "POST",
+        "/customers/{id}/balance-transactions",
+        "customer",
+        json={"amount_cents": 500, "currency": "usd"},
+    ),
     Probe(
         "portal session for A's customer",
         "POST",

@@ -10,9 +10,6 @@ credit applied and due equal to what its balance transactions say.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -34,6 +31,7 @@ from tests.e2e.subscription_api_helpers import (
     tax_rate,
 )
 from tests.support.processes import RunningProcess
+from tests.support.reconcile import assert_merchant_reconciles
 
 pytestmark = pytest.mark.e2e
 
@@ -53,19 +51,6 @@ class WaitsOutRateLimits(httpx.HTTPTransport):
                 return response
             response.read()
             time.sleep(float(response.headers.get("Retry-After", "1")))
-
-
-def reconcile(core: RunningProcess) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CORE_GRPC_ADDR": core.address}
-    env.pop("CORE_AUTH_TOKEN", None)
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "reconcile.py")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_a_mixed_year_of_billing_reconciles_to_the_cent(
@@ -149,10 +134,4 @@ def run_the_year(client: httpx.Client, core_process: RunningProcess) -> None:
     # The downgrade's credit was used, to the cent, over its following invoices.
     downgrade_invoices = invoices(client, merchant, subscription_id=downgrade["id"])
     assert any(i["credit_applied_cents"] > 0 for i in downgrade_invoices)
-    run = reconcile(core_process)
-    assert run.returncode in (0, 1), run.stderr
-    assert f"{merchant.id} test usd:" in run.stdout
-    findings = [
-        line for line in run.stdout.splitlines() if merchant.id in line and not line.startswith(merchant.id)
-    ]
-    assert findings == [], run.stdout
+    assert f"{merchant.id} test usd:" in assert_merchant_reconciles(core_process.address, merchant.id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -298,3 +299,20 @@ def test_an_invoice_a_later_tax_rate_made_too_large_is_dunned_like_a_decline(cli
     assert (week2["status"], week2["failure_code"], week2["attempt_count"]) == ("OPEN", "amount_too_large", 1)
     assert week2["next_attempt_at"] == week2["created"] + 3 * DAY
     assert get_sub(client, merchant, sub["id"])["status"] == "PAST_DUE"
+
+
+def test_the_portal_shows_the_customers_credit_and_what_an_invoice_took_from_it(client: httpx.Client) -> None:
+    merchant = sign_up(client)
+    cus = customer(client, merchant)
+    grant = {"amount_cents": 120_000, "currency": "usd", "description": "Goodwill"}
+    ok(client.post(f"{API}/customers/{cus}/balance-transactions", json=grant, headers=merchant.auth), 201)
+    sub = subscribe(client, merchant, cus, price(client, merchant, 3_000))
+    body = {"customer_id": cus, "return_url": "https://shop.example/account"}
+    session = ok(client.post(f"{API}/portal-sessions", json=body, headers=merchant.auth), 201)
+    page = client.get(urlsplit(session["url"]).path, headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    assert "Account credit" in page.text and "$1,170.00" in page.text
+    shown = client.get(
+        f"{urlsplit(session['url']).path}/invoices/{sub['latest_invoice']}", headers={"Accept": "text/html"}
+    )
+    assert "Account credit applied" in shown.text and "$30.00" in shown.text and "$0.00" in shown.text

@@ -221,12 +221,12 @@ def subscription_row_expected(invoice: JSON, charged: int) -> tuple[int, int, in
 
 
 def check_money_has_rows(snap: BillingSnapshot) -> None:
-    """No money moves without its row: every captured invoice charge has one `subscription` row (and no
-    `charge` row), every refund one `refund` row, every dispute one `dispute` row (and one `dispute_won`
-    once won); each row's amounts follow DESIGN §10.2."""
+    """No money moves without its row: every captured invoice charge has one `subscription` row of what
+    was charged (and no `charge` row), every refund one `refund` row of −its amount, every dispute one
+    `dispute` row of −its amount (and one `dispute_won` once won); no such row without its money."""
     rows = rows_by_source(snap)
     invoices = {inv["id"]: inv for inv in snap.invoices}
-    sourced = {inv["id"] for inv in snap.invoices}
+    sourced = set(invoices)
     paid_by_charge = {c["invoice"] for c in snap.invoice_charges() if c["status"] in CHARGED}
     for inv in snap.invoices:
         if inv["id"] not in paid_by_charge:
@@ -239,28 +239,18 @@ def check_money_has_rows(snap: BillingSnapshot) -> None:
             continue
         subs = [r for r in rows.get(inv["id"], []) if r["type"] == "subscription"]
         assert len(subs) == 1, f"{len(subs)} subscription rows for {where(charge)} of {where(inv)}: {subs}"
-        row = subs[0]
         charged = charge["amount_captured"]
-        assert row["amount"] == charged, f"subscription row ≠ what was charged: {row} {where(charge)}"
-        assert (row["fee"], row["tax"], row["net"]) == subscription_row_expected(inv, charged), (
-            f"subscription row fee/tax/net ≠ DESIGN §10.2: {row} for {where(inv)} charged {charged}"
-        )
+        assert subs[0]["amount"] == charged, f"subscription row ≠ what was charged: {subs[0]} {where(charge)}"
         for refund in charge["refunds"]:
             refund_rows = [r for r in rows.get(refund["id"], []) if r["type"] == "refund"]
             assert len(refund_rows) == 1, f"{len(refund_rows)} refund rows for {refund}"
-            got = refund_rows[0]
-            share = -half_up(Fraction(row["tax"] * refund["amount"], row["amount"]))
-            expected = {"amount": -refund["amount"], "fee": 0, "tax": share, "net": -refund["amount"] - share}
-            assert {k: got[k] for k in expected} == expected, f"refund row ≠ DESIGN §10.2: {got} {refund}"
+            assert refund_rows[0]["amount"] == -refund["amount"], f"{refund_rows[0]} {refund}"
             sourced.add(refund["id"])
         dispute = charge.get("dispute")
         if dispute:
             debit = [r for r in rows.get(dispute["id"], []) if r["type"] == "dispute"]
             assert len(debit) == 1, f"{len(debit)} dispute rows for {dispute}"
-            share = -half_up(Fraction(row["tax"] * dispute["amount"], row["amount"]))
-            assert (debit[0]["amount"], debit[0]["tax"]) == (-dispute["amount"], share), (
-                f"dispute row ≠ −amount with its tax share (DESIGN §10.2): {debit[0]} {dispute}"
-            )
+            assert debit[0]["amount"] == -dispute["amount"], f"{debit[0]} {dispute}"
             won = [r for r in rows.get(dispute["id"], []) if r["type"] == "dispute_won"]
             assert len(won) == (1 if dispute["status"] == "won" else 0), f"dispute_won rows {won} {dispute}"
             sourced.add(dispute["id"])
@@ -268,6 +258,34 @@ def check_money_has_rows(snap: BillingSnapshot) -> None:
         kinds = {r["type"] for r in found}
         if kinds & {"subscription", "refund", "dispute", "dispute_won"}:
             assert source in sourced, f"a row whose money the API does not show: {found}"
+
+
+def check_row_amounts(snap: BillingSnapshot) -> None:
+    """DESIGN §10.2's fee, tax and net: a `subscription` row's tax is the invoice's tax share of what was
+    charged and its fee at most what is left; a refund or dispute row returns the same share of the tax
+    (−half-up(row tax × amount / row amount)), never the fee."""
+    rows = rows_by_source(snap)
+    invoices = {inv["id"]: inv for inv in snap.invoices}
+    for charge in snap.invoice_charges():
+        if charge["status"] not in CHARGED:
+            continue
+        inv = invoices[charge["invoice"]]
+        row = next(r for r in rows.get(inv["id"], []) if r["type"] == "subscription")
+        assert (row["fee"], row["tax"], row["net"]) == subscription_row_expected(inv, row["amount"]), (
+            f"subscription row fee/tax/net ≠ DESIGN §10.2: {row} for {where(inv)}"
+        )
+        for refund in charge["refunds"]:
+            got = next(r for r in rows.get(refund["id"], []) if r["type"] == "refund")
+            share = -half_up(Fraction(row["tax"] * refund["amount"], row["amount"]))
+            expected = {"fee": 0, "tax": share, "net": -refund["amount"] - share}
+            assert {k: got[k] for k in expected} == expected, f"refund row ≠ DESIGN §10.2: {got} {refund}"
+        dispute = charge.get("dispute")
+        if dispute:
+            debit = next(r for r in rows.get(dispute["id"], []) if r["type"] == "dispute")
+            share = -half_up(Fraction(row["tax"] * dispute["amount"], row["amount"]))
+            assert (debit["tax"], debit["fee"]) == (share, DISPUTE_FEE), (
+                f"dispute row without its tax share (DESIGN §10.2): {debit} {dispute}"
+            )
 
 
 def check_merchant_never_pays_unreceived_tax(snap: BillingSnapshot) -> None:
@@ -304,6 +322,7 @@ CHECKS: dict[str, Callable[..., Any]] = {
     "customer_credit": check_customer_credit,
     "balance_is_sum_of_rows": check_balance_is_sum_of_rows,
     "money_has_rows": check_money_has_rows,
+    "row_amounts": check_row_amounts,
     "merchant_never_pays_unreceived_tax": check_merchant_never_pays_unreceived_tax,
     "paid_events": check_paid_events,
 }

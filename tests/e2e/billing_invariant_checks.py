@@ -160,7 +160,15 @@ def check_customer_credit(snap: BillingSnapshot) -> None:
         assert not owed, f"more than a carried due owed: {balance}"
         for inv in invoices.values():
             iid, total = inv["id"], inv["total_cents"]
-            if inv["status"] in ("DRAFT", "VOID"):
+            if inv["status"] == "VOID":
+                # A voided invoice gives back the credit it took, once: applied and given back cancel out.
+                taken = inv["credit_applied_cents"]
+                assert applied_per_invoice.get(iid, 0) == -taken, f"applied to a void invoice: {where(inv)}"
+                assert credited_per_invoice.get(iid, 0) == taken, (
+                    f"void invoice's credit not given back: {inv}"
+                )
+                continue
+            if inv["status"] == "DRAFT":
                 continue
             credited = -total if total < 0 else 0
             assert credited_per_invoice.get(iid, 0) == credited, f"invoice_credit ≠ −total: {where(inv)}"

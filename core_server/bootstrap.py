@@ -11,7 +11,9 @@ import redis.asyncio as aioredis
 
 from core_server.actors import ActorRegistry
 from core_server.billing.application.billing_run import BILLING_BATCH, BILLING_PARALLEL, BillingRun
+from core_server.billing.application.customer_balances import CustomerBalanceService
 from core_server.billing.application.customers import CustomerService
+from core_server.billing.application.invoice_collection import InvoicePayer
 from core_server.billing.application.invoices import InvoiceService
 from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
@@ -19,6 +21,7 @@ from core_server.billing.application.portal_sessions import PortalSessionService
 from core_server.billing.application.subscription_actor import SubscriptionActor
 from core_server.billing.application.subscriptions import SubscriptionService
 from core_server.billing.application.tax_rates import TaxRateService
+from core_server.billing.storage.customer_balance_repository import PgCustomerBalances
 from core_server.billing.storage.customer_repository import PgCustomerRepository
 from core_server.billing.storage.payment_method_repository import PgPaymentMethodRepository
 from core_server.billing.storage.plan_repository import PgPlanRepository, PgPriceRepository
@@ -30,6 +33,12 @@ from core_server.config import Settings
 from core_server.db.migrate import apply_migrations
 from core_server.db.notify_listener import PgNotifyWakeups
 from core_server.db.pool import DbPool, open_pool
+from core_server.developer_tools.application.cli_sessions import CliSessionService
+from core_server.developer_tools.application.cli_stream import CliEventStream
+from core_server.developer_tools.application.test_reset import TestResetService
+from core_server.developer_tools.storage.cli_session_repository import PgCliSessionRepository
+from core_server.developer_tools.storage.test_data_store import PgTestDataStore
+from core_server.developer_tools.storage.test_event_log import PgTestEventLog
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat
 from core_server.kernel.application.idempotency import IdempotentRunner
@@ -111,6 +120,7 @@ class Core:
     retention: RetentionSweep
     customers: CustomerService
     payment_methods: PaymentMethodService
+    customer_balances: CustomerBalanceService
     invoice_charges: InvoiceCharges
     subscription_actors: ActorRegistry
     subscriptions: SubscriptionService
@@ -118,6 +128,9 @@ class Core:
     portal: PortalSessionService
     ledger: LedgerService
     payouts: PayoutService
+    cli_sessions: CliSessionService
+    cli_stream: CliEventStream
+    test_reset: TestResetService
     extras: dict[str, object] = field(default_factory=dict)
     kdf_pool: KdfPool | None = None
     heartbeat: CoreHeartbeat | None = None
@@ -262,17 +275,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     subscription_repo = PgSubscriptionRepository(
         pool, idempotency_store, billing_claim=timedelta(seconds=settings.billing_claim_seconds)
     )
-    subscription_actors = ActorRegistry(
-        lambda subscription_id: SubscriptionActor(
-            subscription_id,
-            leases("subscription", subscription_id),
-            subscription_repo,
-            clocks,
-            acquire_wait=settings.lease_wait_seconds,
-        ),
-        idle_timeout=settings.actor_idle_seconds,
-        name="subscription",
-    )
     charges = ChargeService(charge_repo, charge_actors, clocks, runner, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
@@ -281,6 +283,20 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         PgPaymentMethodRepository(pool), boxes["payment-method-token"], clocks
     )
     invoice_charges = InvoiceCharges(charge_repo, deps.processors, clocks, views, deps.fingerprint_key)
+    balances = PgCustomerBalances(pool)
+    payer = InvoicePayer(balances, payment_methods, invoice_charges)
+    subscription_actors = ActorRegistry(
+        lambda subscription_id: SubscriptionActor(
+            subscription_id,
+            leases("subscription", subscription_id),
+            subscription_repo,
+            clocks,
+            payer,
+            acquire_wait=settings.lease_wait_seconds,
+        ),
+        idle_timeout=settings.actor_idle_seconds,
+        name="subscription",
+    )
     subscriptions = SubscriptionService(
         subscription_repo,
         subscription_actors,
@@ -290,6 +306,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         payment_methods,
         invoice_charges,
         charges,
+        balances,
         clocks,
         ask_timeout=ask_timeout,
     )
@@ -305,6 +322,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             clock,
             leases,
             interval=settings.billing_interval_seconds,
+            next_wake=offsets.next_midnight,
             batch=BILLING_BATCH,
             # The run claims its batches with SKIP LOCKED: every core bills at once, each its own batch.
             parallel=BILLING_PARALLEL,
@@ -319,8 +337,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             PayoutRun(payout_repo, payouts),
             clock,
             leases,
-            # Payouts fall due at midnight; the hourly pass of the billing run finds them in time.
+            # Payouts fall due at 00:00 of the merchant's clock: the sweep wakes then (within a second).
             interval=settings.billing_interval_seconds,
+            next_wake=offsets.next_midnight,
             # The run claims its merchants (payout_claims): every core pays out at once, each its own.
             exclusive=False,
         )
@@ -339,6 +358,17 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         portal_base_url=settings.portal_base_url or settings.checkout_base_url,
         form_key=derive_key(settings.fingerprint_master, "portal-anti-forgery"),
         answer_sealer=boxes["idempotent-answer"],
+    )
+    # `payconnect listen` (DESIGN §10.6): session secrets are derived from (merchant, device name).
+    cli_sessions = CliSessionService(
+        PgCliSessionRepository(pool), clocks, derive_key(settings.fingerprint_master, "cli-session-secret")
+    )
+    cli_stream = CliEventStream(
+        cli_sessions,
+        PgTestEventLog(pool),
+        clocks,
+        poll_interval=settings.cli_stream_poll_seconds,
+        keepalive_interval=settings.cli_stream_keepalive_seconds,
     )
     return Core(
         settings=settings,
@@ -391,7 +421,11 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         portal=portal,
         ledger=LedgerService(PgLedgerRepository(pool), clocks),
         payouts=payouts,
+        cli_sessions=cli_sessions,
+        cli_stream=cli_stream,
+        test_reset=TestResetService(PgTestDataStore(pool), offsets.forget),
         payment_methods=payment_methods,
+        customer_balances=CustomerBalanceService(balances, customers, clocks),
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,

@@ -47,6 +47,10 @@ class Settings:
     webhook_timeout_seconds: float = 10.0
     webhook_lease_seconds: float = 60.0
     webhook_poll_seconds: float = 5.0
+    # `payconnect listen` streams (DESIGN §10.6): how often an open stream reads the event log, and the
+    # longest quiet stretch before a keep-alive.
+    cli_stream_poll_seconds: float = 0.5
+    cli_stream_keepalive_seconds: float = 15.0
     metrics_addr: str | None = None
     db_pool_timeout_seconds: float = 5.0
     idempotency_claim_seconds: float = 60.0
@@ -200,6 +204,8 @@ class Settings:
             webhook_timeout_seconds=float(e.get("WEBHOOK_TIMEOUT_SECONDS", "10")),
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
+            cli_stream_poll_seconds=float(e.get("CLI_STREAM_POLL_SECONDS", "0.5")),
+            cli_stream_keepalive_seconds=float(e.get("CLI_STREAM_KEEPALIVE_SECONDS", "15")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
             # Failure timers (README, Failure behaviour); tests shorten them to keep fault tests fast.
             db_pool_timeout_seconds=float(e.get("DB_POOL_TIMEOUT_SECONDS", "5")),

@@ -17,6 +17,8 @@ from connect.v1 import (
     charge_service_pb2_grpc,
     checkout_service_pb2,
     checkout_service_pb2_grpc,
+    cli_session_service_pb2,
+    cli_session_service_pb2_grpc,
     customer_service_pb2,
     customer_service_pb2_grpc,
     idempotency_service_pb2,
@@ -31,6 +33,8 @@ from connect.v1 import (
     subscription_service_pb2_grpc,
     test_clock_service_pb2,
     test_clock_service_pb2_grpc,
+    test_reset_service_pb2,
+    test_reset_service_pb2_grpc,
     webhook_service_pb2,
     webhook_service_pb2_grpc,
 )
@@ -43,6 +47,8 @@ from core_server.billing.transport.portal_servicer import PortalServicer
 from core_server.billing.transport.subscription_servicer import SubscriptionServicer
 from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
+from core_server.developer_tools.transport.cli_session_servicer import CliSessionServicer
+from core_server.developer_tools.transport.test_reset_servicer import TestResetServicer
 from core_server.gc_tuning import freeze_startup_objects, tune_for_serving
 from core_server.health_watch import watch_health
 from core_server.kernel.transport.idempotency_servicer import IdempotencyServicer
@@ -76,6 +82,8 @@ SERVICE_NAMES = (
     subscription_service_pb2.DESCRIPTOR.services_by_name["SubscriptionService"].full_name,
     ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name,
     portal_service_pb2.DESCRIPTOR.services_by_name["PortalService"].full_name,
+    cli_session_service_pb2.DESCRIPTOR.services_by_name["CliSessionService"].full_name,
+    test_reset_service_pb2.DESCRIPTOR.services_by_name["TestResetService"].full_name,
 )
 
 
@@ -105,7 +113,7 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
         TestClockServicer(core.test_clock, core.runner), server
     )
     customer_service_pb2_grpc.add_CustomerServiceServicer_to_server(
-        CustomerServicer(core.customers, core.payment_methods, core.runner), server
+        CustomerServicer(core.customers, core.payment_methods, core.customer_balances, core.runner), server
     )
     subscription_service_pb2_grpc.add_SubscriptionServiceServicer_to_server(
         SubscriptionServicer(core.subscriptions, core.invoices, core.runner), server
@@ -115,6 +123,12 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
     )
     ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(
         LedgerServicer(core.ledger, core.payouts), server
+    )
+    cli_session_service_pb2_grpc.add_CliSessionServiceServicer_to_server(
+        CliSessionServicer(core.cli_sessions, core.cli_stream, core.runner), server
+    )
+    test_reset_service_pb2_grpc.add_TestResetServiceServicer_to_server(
+        TestResetServicer(core.test_reset, core.runner), server
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -168,6 +182,7 @@ async def serve(settings: Settings) -> None:
 
     logger.info("core shutting down")
     await health_servicer.enter_graceful_shutdown()
+    core.cli_stream.close()  # open `payconnect listen` streams end now; their CLIs resume elsewhere
     # The background jobs stop now, beside the RPC grace. The webhook dispatcher gives the sends in flight
     # their own grace, so a cancel that a client library swallowed is repeated only after that.
     jobs_stopped = asyncio.ensure_future(cancel_and_wait(*jobs, recancel=DISPATCH_GRACE_SECONDS + 1.0))

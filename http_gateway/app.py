@@ -13,6 +13,7 @@ from sanic.response import BaseHTTPResponse
 from http_gateway.billing.portal import loggable_path
 from http_gateway.config import Settings
 from http_gateway.core_client.grpc_clients import CoreClients, open_core_clients
+from http_gateway.developer_tools.cli_stream import end_open_streams
 from http_gateway.edge.errors import register_error_handlers
 from http_gateway.edge.security_headers import apply_default_headers
 from http_gateway.observability.logging_setup import configure_logging, new_request_id, request_id_var
@@ -59,6 +60,7 @@ def create_app(
             await app.ctx.redis.aclose()
 
     app.before_server_start(open_connections)
+    app.before_server_stop(end_open_streams)  # open `payconnect listen` streams end; clients resume
     app.after_server_stop(close_connections)
     return app
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sanic import Blueprint, Sanic
 
 from http_gateway.billing import customers, invoices, plans, portal, subscriptions, tax_rates
+from http_gateway.developer_tools import cli_sessions, test_reset
 from http_gateway.ledger import balance, payouts
 from http_gateway.merchants import accounts, api_keys
 from http_gateway.operational import health, openapi_document
@@ -38,6 +39,8 @@ def api_blueprints() -> tuple[Blueprint, ...]:
         portal.blueprint(),
         balance.blueprint(),
         payouts.blueprint(),
+        cli_sessions.blueprint(),
+        test_reset.blueprint(),
     )
 
 

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=.venv/bin
-SOURCES=(core_server http_gateway scripts tests)
+SOURCES=(core_server http_gateway payconnect scripts tests)
 
 step() {
     local name=$1

@@ -8,7 +8,7 @@ from connect.v1 import customer_pb2, customer_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing import payment_methods
+from http_gateway.billing import customer_balance, payment_methods
 from http_gateway.billing.serializers import customer_json
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.serialization import list_json
@@ -137,5 +137,15 @@ def blueprint() -> Blueprint:
         methods + "/<payment_method_id>",
         methods=["DELETE"],
         name="detach_payment_method",
+    )
+    balance = "/<customer_id>/balance-transactions"
+    bp.add_route(
+        customer_balance.create_balance_transaction,
+        balance,
+        methods=["POST"],
+        name="create_balance_transaction",
+    )
+    bp.add_route(
+        customer_balance.list_balance_transactions, balance, methods=["GET"], name="list_balance_transactions"
     )
     return bp

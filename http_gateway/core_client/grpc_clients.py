@@ -17,6 +17,7 @@ from connect.v1 import (
     catalog_service_pb2_grpc,
     charge_service_pb2_grpc,
     checkout_service_pb2_grpc,
+    cli_session_service_pb2_grpc,
     customer_service_pb2_grpc,
     idempotency_service_pb2_grpc,
     ledger_service_pb2_grpc,
@@ -24,6 +25,7 @@ from connect.v1 import (
     portal_service_pb2_grpc,
     subscription_service_pb2_grpc,
     test_clock_service_pb2_grpc,
+    test_reset_service_pb2_grpc,
     webhook_service_pb2_grpc,
 )
 from google.protobuf.message import Message
@@ -88,6 +90,8 @@ class CoreClients:
     subscriptions: Any = None  # SubscriptionService: subscriptions, items, previews and invoices
     portal: Any = None  # PortalService: portal sessions and the portal pages' data and changes
     ledger: Any = None  # LedgerService: the balance and its balance transactions
+    cli_sessions: Any = None  # CliSessionService: `payconnect listen` sessions and their event stream
+    test_reset: Any = None  # TestResetService: the TEST reset
     channel: grpc.aio.Channel | None = None
     cores: tuple[PinnedCore, ...] = ()  # one per address when CORE_GRPC_ADDR lists several
     addresses: tuple[str, ...] = ()
@@ -145,6 +149,8 @@ _STUB_CLASSES: dict[str, Any] = {
     "subscriptions": subscription_service_pb2_grpc.SubscriptionServiceStub,
     "portal": portal_service_pb2_grpc.PortalServiceStub,
     "ledger": ledger_service_pb2_grpc.LedgerServiceStub,
+    "cli_sessions": cli_session_service_pb2_grpc.CliSessionServiceStub,
+    "test_reset": test_reset_service_pb2_grpc.TestResetServiceStub,
 }
 
 

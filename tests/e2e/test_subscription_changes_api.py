@@ -326,17 +326,19 @@ def test_quantity_changes_prorate_the_difference_a_decrease_as_a_credit(
 
     down = {"update_item": {"id": item["id"], "quantity": 1}}
     preview = ok(client.post(f"{url}/preview", json=down, headers=merchant.auth))
-    # −4 seats × 1000 × ½ = −2000: a credit; a negative subtotal charges nothing.
-    assert (preview["subtotal_cents"], preview["total_cents"], preview["due_now_cents"]) == (-2000, 0, 0)
+    # 5 → 1 gives up 4 seats, but only 3 were ever billed (the 2 added with `none` were not), and the
+    # one kept is a billed one: 2 billed seats × 1000 × ½ = −1000 (DESIGN §10.4). A negative total is
+    # credited to the customer's balance, nothing is charged now.
+    assert (preview["subtotal_cents"], preview["total_cents"], preview["due_now_cents"]) == (-1000, -1000, 0)
     lowered = ok(client.patch(f"{url}/items/{item['id']}", json={"quantity": 1}, headers=merchant.auth))
-    assert lowered == {**raised, "quantity": 1, "prorationAmountCents": -2000}
+    assert lowered == {**raised, "quantity": 1, "prorationAmountCents": -1000}
 
     rows = pending_lines(stack_env, sub["id"])
     assert [
         (r["kind"], r["amount_cents"], r["quantity"], r["proration"]["quantity_delta"]) for r in rows
     ] == [
         ("past_due_proration", 1500, 3, 3),
-        ("credit", -2000, 4, -4),
+        ("credit", -1000, 2, -2),
     ]
     for row in rows:
         at_half(row["proration"])

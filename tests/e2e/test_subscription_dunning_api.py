@@ -63,13 +63,21 @@ def test_a_new_default_card_pays_what_an_unpaid_subscription_owes_and_bills_the_
     owed = invoice(http, merchant, owed_id)
     assert (owed["status"], owed["attempt_count"], owed["next_attempt_at"]) == ("UNCOLLECTIBLE", 4, None)
     assert get_sub(http, merchant, sub["id"])["status"] == "UNPAID"
+    # PAST_DUE weeks were still invoiced on time (DESIGN §10.4): week 2 at day 7 (failed, retried at day
+    # 10) and week 3 at day 14 (failed); at day 15 the first invoice ran out of retries: UNPAID.
+    [week3_inv, week2_inv, _] = invoices(http, merchant, subscription_id=sub["id"])
+    assert (week2_inv["period_start"], week3_inv["period_start"]) == (created + 7 * DAY, created + 14 * DAY)
+    assert (week2_inv["status"], week2_inv["attempt_count"]) == ("OPEN", 2)
+    assert (week3_inv["status"], week3_inv["attempt_count"]) == ("OPEN", 1)
+    assert len(events_of(http, merchant, "invoice.payment_failed")) == 7
 
     def set_default_card(number: str) -> None:
         card = {"number": number, "exp_month": 12, "exp_year": 2099, "cvc": "123"}
         body = {"type": "card", "card": card, "set_default": True}
         ok(http.post(f"{API}/customers/{cus}/payment-methods", json=body, headers=merchant.auth), 201)
 
-    # Another card that declines: one more attempt, still UNCOLLECTIBLE, still UNPAID, no new schedule.
+    # Another card that declines: one more attempt of everything owed; the first invoice still
+    # UNCOLLECTIBLE with no new schedule, still UNPAID.
     set_default_card(DUNNING_CARD)
     declined = invoice(http, merchant, owed_id)
     assert (declined["status"], declined["attempt_count"], declined["next_attempt_at"]) == (
@@ -79,10 +87,9 @@ def test_a_new_default_card_pays_what_an_unpaid_subscription_owes_and_bills_the_
     )
     assert charge(http, merchant, declined["charge"])["status"] == "failed"
     assert get_sub(http, merchant, sub["id"])["status"] == "UNPAID"
-    assert len(events_of(http, merchant, "invoice.payment_failed")) == 5
+    assert len(events_of(http, merchant, "invoice.payment_failed")) == 10  # 7 + the three owed invoices
 
-    # A good card pays it at once: ACTIVE again. Day 15 is in week 3 (days 14–21); week 2 passed UNPAID
-    # and is not billed, week 3 is invoiced and paid in the same request.
+    # A good card pays all three at once: ACTIVE again, in week 3 (days 14–21), invoiced already.
     set_default_card(OK_CARD)
     paid = invoice(http, merchant, owed_id)
     assert (paid["status"], paid["attempt_count"]) == ("PAID", 6)
@@ -94,6 +101,9 @@ def test_a_new_default_card_pays_what_an_unpaid_subscription_owes_and_bills_the_
     billed = invoice(http, merchant, recovered["latest_invoice"])
     assert billed["status"] == "PAID" and billed["total_cents"] == 3000
     assert (billed["period_start"], billed["period_end"]) == week3
-    assert len(invoices(http, merchant, subscription_id=sub["id"])) == 2
+    assert billed["id"] == week3_inv["id"]
+    assert len(invoices(http, merchant, subscription_id=sub["id"])) == 3
     paid_events = events_of(http, merchant, "invoice.paid")
-    assert sorted(e["data"]["object"]["id"] for e in paid_events) == sorted([owed_id, billed["id"]])
+    assert sorted(e["data"]["object"]["id"] for e in paid_events) == sorted(
+        [owed_id, week2_inv["id"], week3_inv["id"]]
+    )

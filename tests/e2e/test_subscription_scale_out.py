@@ -1,5 +1,6 @@
-"""Two cores and two gateways on one PostgreSQL and Redis: 50 concurrent item changes on one subscription,
-spread over both gateways, each answered once and each leaving exactly one pending proration.
+"""Two cores and two gateways on one PostgreSQL and Redis: 50 concurrent item changes on one subscription
+(10 adds and 40 quantity changes of 8 items, within the 20 active items of DESIGN §10.3), spread over
+both gateways, each answered once and each leaving exactly one pending proration.
 
 The subscription has one writer (its actor, fenced in storage), whichever core a request reaches, so
 every change must land: no lost update of a quantity, no proration written twice or not at all.
@@ -26,7 +27,10 @@ WEEK = 7 * 86_400
 HALF_WEEK = WEEK // 2
 SEAT_CENTS = 1000
 PRE_CREATED_QUANTITY = 10
-CHANGES = 25
+ADDS = 10
+PRE_ITEMS = 8
+UPDATES_PER_ITEM = 5
+CHANGES = ADDS + PRE_ITEMS * UPDATES_PER_ITEM
 LATE = 120
 """Seconds the last of the 50 serialized changes may land after the half of the period."""
 
@@ -50,9 +54,11 @@ def ok(response: httpx.Response, status: int = 200) -> Any:
     return response.json()
 
 
-def weekly_price(client: httpx.Client, merchant: Merchant, amount: int) -> str:
+def weekly_price(client: httpx.Client, merchant: Merchant, amount: int, trial_days: int = 0) -> str:
     plan = ok(client.post(f"{API}/plans", json={"name": "Seats"}, headers=merchant.auth), 201)
-    body = {"amount_cents": amount, "currency": "usd", "interval": "weekly"}
+    body: dict[str, Any] = {"amount_cents": amount, "currency": "usd", "interval": "weekly"}
+    if trial_days:
+        body["trial_period_days"] = trial_days
     return str(
         ok(client.post(f"{API}/plans/{plan['id']}/prices", json=body, headers=merchant.auth), 201)["id"]
     )
@@ -61,8 +67,9 @@ def weekly_price(client: httpx.Client, merchant: Merchant, amount: int) -> str:
 def subscription_with_items(
     client: httpx.Client, merchant: Merchant
 ) -> tuple[dict[str, Any], str, list[str]]:
-    """An ACTIVE weekly subscription with 25 items of 10 seats added without proration (so the table of
-    pending prorations starts empty), and the clock at half its first period."""
+    """An ACTIVE weekly subscription with 8 items of 10 seats added during a one-day trial (so the table of
+    pending prorations starts empty, and the first paid week bills every seat), and the clock at half
+    its first paid week."""
     body = {"email": f"c{uuid.uuid4().hex[:12]}@example.com"}
     customer = ok(client.post(f"{API}/customers", json=body, headers=merchant.auth), 201)["id"]
     card = {
@@ -70,7 +77,10 @@ def subscription_with_items(
         "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"},
     }
     ok(client.post(f"{API}/customers/{customer}/payment-methods", json=card, headers=merchant.auth), 201)
-    base, seat = weekly_price(client, merchant, 3000), weekly_price(client, merchant, SEAT_CENTS)
+    base, seat = (
+        weekly_price(client, merchant, 3000, trial_days=1),
+        weekly_price(client, merchant, SEAT_CENTS),
+    )
     sub = ok(
         client.post(
             f"{API}/subscriptions", json={"customer_id": customer, "price_id": base}, headers=merchant.auth
@@ -87,8 +97,13 @@ def subscription_with_items(
             ),
             201,
         )["id"]
-        for _ in range(CHANGES)
+        for _ in range(PRE_ITEMS)
     ]
+    trial_end = sub["trial_end"]
+    ended = client.post(f"{API}/test_helpers/clock/advance", json={"to": trial_end}, headers=merchant.auth)
+    ok(ended)
+    sub = ok(client.get(f"{API}/subscriptions/{sub['id']}", headers=merchant.auth))
+    assert sub["status"] == "ACTIVE"
     assert sub["current_period_end"] - sub["current_period_start"] == WEEK
     half = sub["current_period_start"] + HALF_WEEK
     advanced = client.post(f"{API}/test_helpers/clock/advance", json={"to": half}, headers=merchant.auth)
@@ -96,9 +111,12 @@ def subscription_with_items(
     return sub, seat, pre
 
 
-def new_quantity(k: int) -> int:
-    """Item k goes to 1..9 or 11..26: never its current 10, so every update moves (and prorates)."""
-    return k + 1 if k + 1 < PRE_CREATED_QUANTITY else k + 2
+def new_quantities(k: int) -> list[int]:
+    """Item k's five updates: distinct values, none its starting 10, so each one moves (and prorates)
+    whatever order they land in; some go down (credits, every seat being billed), some up."""
+    return [
+        PRE_CREATED_QUANTITY + offset for offset in (-k - 1, k + 1, -k - 2 if k < 7 else 20, k + 3, k + 12)
+    ]
 
 
 def expected_amount(proration: dict[str, Any]) -> int:
@@ -134,39 +152,41 @@ def test_fifty_concurrent_item_changes_over_two_cores_each_prorate_once(
                     json={"priceId": seat, "quantity": k + 1, "prorationBehavior": "defer_to_next_cycle"},
                     headers=key(),
                 )
-                for k in range(CHANGES)
+                for k in range(ADDS)
             ]
             updates = [
-                clients[(k + 1) % 2].patch(
+                clients[(k + n) % 2].patch(
                     f"{items_url}/{item_id}",
-                    json={"quantity": new_quantity(k), "prorationBehavior": "defer_to_next_cycle"},
+                    json={"quantity": quantity, "prorationBehavior": "defer_to_next_cycle"},
                     headers=key(),
                 )
+                for n in range(UPDATES_PER_ITEM)
                 for k, item_id in enumerate(pre)
+                for quantity in [new_quantities(k)[n]]
             ]
             answers = await asyncio.gather(*adds, *updates)
-            return list(answers[:CHANGES]), list(answers[CHANGES:])
+            return list(answers[:ADDS]), list(answers[ADDS:])
 
     adds, updates = asyncio.run(run())
     # No 4xx is expected: every change is valid and the actor serializes them.
-    assert [r.status_code for r in adds] == [201] * CHANGES, [r.text for r in adds if r.status_code != 201]
-    assert [r.status_code for r in updates] == [200] * CHANGES, [
+    assert [r.status_code for r in adds] == [201] * ADDS, [r.text for r in adds if r.status_code != 201]
+    assert [r.status_code for r in updates] == [200] * len(updates), [
         r.text for r in updates if r.status_code != 200
     ]
     added = [r.json() for r in adds]
-    updated = [r.json() for r in updates]
-    assert len({item["id"] for item in added} | set(pre)) == 2 * CHANGES
-    assert [item["quantity"] for item in added] == list(range(1, CHANGES + 1))
-    assert [item["id"] for item in updated] == pre
-    assert [item["quantity"] for item in updated] == [new_quantity(k) for k in range(CHANGES)]
+    assert len({item["id"] for item in added} | set(pre)) == ADDS + PRE_ITEMS
+    assert [item["quantity"] for item in added] == list(range(1, ADDS + 1))
 
     with httpx.Client(base_url=cluster[1].base_url, timeout=30.0) as client:
         listed = ok(client.get(items_url, headers=merchant.auth))["data"]
-    quantities = {item["id"]: item["quantity"] for item in listed}
-    assert len(listed) == 1 + 2 * CHANGES
-    assert {item["id"]: quantities[item["id"]] for item in added} == {i["id"]: i["quantity"] for i in added}
-    assert [quantities[item_id] for item_id in pre] == [new_quantity(k) for k in range(CHANGES)]
+    assert len(listed) == 1 + ADDS + PRE_ITEMS
     final = {item["id"]: item for item in listed}
+    assert {item["id"]: final[item["id"]]["quantity"] for item in added} == {
+        i["id"]: i["quantity"] for i in added
+    }
+    # Each pre-created item ends at whichever of its updates landed last.
+    for k, item_id in enumerate(pre):
+        assert final[item_id]["quantity"] in new_quantities(k)
 
     with psycopg.connect(stack_env["DATABASE_URL"]) as conn:
         rows = conn.execute(
@@ -174,21 +194,27 @@ def test_fifty_concurrent_item_changes_over_two_cores_each_prorate_once(
             " FROM pending_prorations WHERE subscription_id = %s",
             (sub["id"],),
         ).fetchall()
-    assert len(rows) == 2 * CHANGES  # 25 adds + 25 quantity changes, one row each
-    by_item = {row[0]: row for row in rows}
-    assert len(by_item) == 2 * CHANGES  # one per changed item, none twice
-    expected_delta = {item["id"]: item["quantity"] for item in added} | {
-        item_id: new_quantity(k) - PRE_CREATED_QUANTITY for k, item_id in enumerate(pre)
+    assert len(rows) == CHANGES  # 10 adds + 40 quantity changes, one row each
+    by_item: dict[str, list[Any]] = {}
+    for row in rows:
+        by_item.setdefault(row[0], []).append(row)
+    assert {item_id: len(item_rows) for item_id, item_rows in by_item.items()} == {
+        **{item["id"]: 1 for item in added},
+        **{item_id: UPDATES_PER_ITEM for item_id in pre},
     }
-    assert set(by_item) == set(expected_delta)
-    for item_id, (_, kind, amount, quantity, proration, billed, invoice_id) in by_item.items():
-        delta = expected_delta[item_id]
-        assert proration["quantity_delta"] == delta and quantity == abs(delta)
-        assert proration["unit_amount_cents"] == SEAT_CENTS and proration["seconds_total"] == WEEK
-        assert HALF_WEEK - LATE <= proration["seconds_remaining"] <= HALF_WEEK
-        # round(1000 × |Δ| × remaining / 604 800), signed: about 500 × Δ at the half of the week.
-        assert amount == expected_amount(proration)
-        assert abs(amount - 500 * delta) <= 1 + (SEAT_CENTS * abs(delta) * LATE) // WEEK
-        assert kind == ("past_due_proration" if delta > 0 else "credit")
-        assert (billed, invoice_id) == (False, None)
-        assert final[item_id]["prorationAmountCents"] == amount
+    for item_id, item_rows in by_item.items():
+        start_quantity = 0 if item_id not in pre else PRE_CREATED_QUANTITY
+        # Every seat is billed, so each change prorates exactly its own step, and the steps add up.
+        assert (
+            sum(row[4]["quantity_delta"] for row in item_rows) == final[item_id]["quantity"] - start_quantity
+        )
+        for _, kind, amount, quantity, proration, billed, invoice_id in item_rows:
+            delta = proration["quantity_delta"]
+            assert quantity == abs(delta) and delta != 0
+            assert proration["unit_amount_cents"] == SEAT_CENTS and proration["seconds_total"] == WEEK
+            assert HALF_WEEK - LATE <= proration["seconds_remaining"] <= HALF_WEEK
+            # round(1000 × |Δ| × remaining / 604 800), signed: about 500 × Δ at the half of the week.
+            assert amount == expected_amount(proration)
+            assert abs(amount - 500 * delta) <= 1 + (SEAT_CENTS * abs(delta) * LATE) // WEEK
+            assert kind == ("past_due_proration" if delta > 0 else "credit")
+            assert (billed, invoice_id) == (False, None)

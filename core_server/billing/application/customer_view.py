@@ -21,6 +21,7 @@ def customer_view(customer: Customer) -> JSON:
         "address": asdict(customer.address) if customer.address is not None else None,
         "default_payment_method": customer.default_payment_method,
         "metadata": dict(customer.metadata),
+        "credit_balance": dict(sorted(customer.credit_balance.items())),
         "created": int(customer.created.timestamp()),
         "livemode": customer.livemode,
     }

@@ -142,8 +142,12 @@ def subscription_panel_view(panel: SubscriptionPanel) -> JSON:
             if upcoming is not None
             else None
         ),
-        "amount_due": _money(panel.owed.total_cents, sub.currency) if panel.owed is not None else None,
+        "amount_due": _money(_due(panel.owed), sub.currency) if panel.owed is not None else None,
     }
+
+
+def _due(invoice: Invoice) -> int:
+    return max(0, invoice.total_cents) if invoice.amount_due_cents is None else invoice.amount_due_cents
 
 
 def invoice_view(invoice: Invoice, labels: Mapping[str, str]) -> JSON:
@@ -172,6 +176,8 @@ def invoice_view(invoice: Invoice, labels: Mapping[str, str]) -> JSON:
         "subtotal": _money(invoice.subtotal_cents, currency),
         "tax": _money(invoice.tax_cents, currency),
         "total": _money(invoice.total_cents, currency),
+        "credit_applied": _money(invoice.credit_applied_cents or 0, currency),
+        "amount_due": _money(_due(invoice), currency),
     }
 
 
@@ -191,6 +197,10 @@ def portal_page_view(page: PortalPage) -> JSON:
         "test_mode": not session.livemode,
         "merchant": merchant_view(page.profile),
         "customer": {"id": customer.id, "email": customer.email, "name": customer.name},
+        # DESIGN §10.1: the credit the customer holds (or a small amount carried), per currency.
+        "credit_balance": [
+            _money(cents, currency) for currency, cents in sorted(customer.credit_balance.items())
+        ],
         "default_payment_method": payment_method_view(page.default_method),
         "subscriptions": [subscription_panel_view(panel) for panel in page.panels],
         "invoices": [invoice_view(invoice, page.labels) for invoice in page.invoices],

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Protocol
 
+from core_server.billing.domain.credit_balance import CustomerBalanceTransaction, InvoiceSettlement
 from core_server.billing.domain.customer import Customer
+from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.payment_method import PaymentMethod
 from core_server.kernel.application.outbox import OutboxEvent
+from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
@@ -104,3 +108,33 @@ class PaymentMethodRepository(Protocol):
     ) -> PaymentMethod | None:
         """Deletes the customer's method, saves the customer `decide` returns and logs the events; None
         when there is no such method of the tenant's customer."""
+
+
+class CustomerBalances(Protocol):
+    """The customer credit balances (DESIGN §10.1); billing/storage/customer_balance_repository.py."""
+
+    async def settle(self, invoice: Invoice, at: datetime) -> InvoiceSettlement:
+        """Applies the balance to an opened invoice, or credits a total ≤ 0 — once per invoice: a retry
+        after a crash answers what the first run wrote."""
+
+    async def restore(self, invoice: Invoice, at: datetime) -> None:
+        """A voided invoice gives back the balance it took, once."""
+
+    async def adjust(
+        self,
+        owner: Owner,
+        customer_id: str,
+        amount_cents: int,
+        currency: str,
+        description: str | None,
+        at: datetime,
+        completion_of: Callable[[CustomerBalanceTransaction], IdempotencyCompletion] | None,
+    ) -> CustomerBalanceTransaction:
+        """A merchant's adjustment under the balance's lock (never below 0), with its stored answer."""
+
+    async def list(
+        self, owner: Owner, customer_id: str, *, limit: int, starting_after: str | None
+    ) -> Page[CustomerBalanceTransaction]:
+        """Newest first, with `total_count`."""
+
+    async def exists(self, owner: Owner, customer_id: str, transaction_id: str) -> bool: ...

@@ -4,9 +4,11 @@ State is loaded at activation (which takes the row's fence) and every message wo
 replaces the state only after its fenced statement committed; a failed write leaves the state as it
 was, and a stale fence stops the actor (another core owns the subscription now).
 
-Two messages: `Change` applies one domain move (the service prepared prices and tax rates outside the
-turn, so a turn does no reads but its own), and `RecordAttempt` applies the outcome of an invoice's
-charge attempt, which the service made between two turns (a charge is payments' write, not ours).
+Three messages: `Change` applies one domain move (the service prepared prices and tax rates outside the
+turn, so a turn does no reads but its own); `Collect` makes the charge attempts of owed invoices and
+records each outcome (invoice_collection.py: the balance step and payments' charge are other writes,
+made inside the turn so that no two attempts of one subscription ever interleave); `RunDue` applies the
+earliest billing step due.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from datetime import datetime
 from typing import Any
 
 from core_server.actors import EntityActor, EntityLease
+from core_server.billing.application.invoice_collection import Collect, InvoicePayer
 from core_server.billing.application.subscription_ports import SubscriptionRepository
 from core_server.billing.application.subscription_view import subscription_events
 from core_server.billing.domain.billing_run import INVOICING_STEPS, Step, apply_step, next_step
-from core_server.billing.domain.invoice import Invoice
+from core_server.billing.domain.invoice import Invoice, InvoiceStatus
 from core_server.billing.domain.subscription import Subscription, still_owed
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.idempotency import Claim
@@ -47,20 +50,6 @@ class Change:
     apply: Callable[[Subscription, datetime], Any]
     claim: Claim[Any] | None = None
     answer: Callable[[Subscription, Any], Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RecordAttempt:
-    """The outcome of attempt number `attempt` of an OPEN invoice; a replay of a recorded one is a no-op.
-
-    `charge_id` None: there was nothing to charge (a zero total, `paid`) or no method to charge. `at`:
-    when the attempt counts as made (a billing run's step time); None is the merchant's now."""
-
-    invoice_id: str
-    attempt: int
-    charge_id: str | None
-    paid: bool
-    at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +84,14 @@ class SubscriptionActor(EntityActor):
         lease: EntityLease | None,
         subscriptions: SubscriptionRepository,
         clocks: Clocks,
+        payer: InvoicePayer,
         *,
         acquire_wait: float = 5.0,
     ) -> None:
         super().__init__(subscription_id, lease, acquire_wait=acquire_wait)
         self._subscriptions = subscriptions
         self._clocks = clocks
+        self._payer = payer
         self._state: Subscription | None = None
         self._fence = 0
 
@@ -113,8 +104,8 @@ class SubscriptionActor(EntityActor):
         match message:
             case Change():
                 return await self._change(message)
-            case RecordAttempt():
-                return await self._record(message)
+            case Collect():
+                return await self._collect(message)
             case RunDue():
                 return await self._run_due(message)
         raise TypeError(f"SubscriptionActor cannot handle {type(message).__name__}")
@@ -136,26 +127,38 @@ class SubscriptionActor(EntityActor):
         await self._commit(working, completion)
         return result, copy.deepcopy(working)
 
-    async def _record(self, outcome: RecordAttempt) -> Subscription:
+    async def _collect(self, collect: Collect) -> Subscription:
         current = self._state
         if current is None:
             raise subscription_not_found(self.entity_id)
-        invoice = next((inv for inv in current.invoices if inv.id == outcome.invoice_id), None)
-        if (
-            invoice is None
-            or not still_owed(invoice.status, current.status)
-            or invoice.attempt_count >= outcome.attempt
-        ):
-            return copy.deepcopy(current)  # recorded already (a replay, or another core got there first)
-        working = copy.deepcopy(current)
-        now = outcome.at or await self._now(working)
-        target = next(inv for inv in working.invoices if inv.id == outcome.invoice_id)
-        if outcome.paid and outcome.charge_id is None:
-            working.settle_free_invoice(target, now)
+        if collect.owed:
+            wanted = [i.id for i in current.owed()]
+        elif collect.invoice_ids is None:
+            wanted = [
+                i.id for i in current.invoices if i.status is InvoiceStatus.OPEN and i.attempt_count == 0
+            ]
         else:
-            working.record_attempt(target, outcome.charge_id, outcome.paid, now)
-        await self._commit(working, None)
-        return copy.deepcopy(working)
+            wanted = list(collect.invoice_ids)
+        for invoice_id in wanted:
+            state = self._state
+            assert state is not None
+            target = next((inv for inv in state.invoices if inv.id == invoice_id), None)
+            if target is None or not still_owed(target.status, state.status):
+                continue  # paid, voided or canceled meanwhile: nothing to attempt
+            working = copy.deepcopy(state)
+            invoice = next(inv for inv in working.invoices if inv.id == invoice_id)
+            now = collect.at or await self._now(working)
+            outcome = await self._payer.attempt(working, invoice, now)
+            if outcome.settlement is not None:
+                invoice.settle(outcome.settlement)
+            if outcome.paid and outcome.charge_id is None:
+                working.settle_free_invoice(invoice, now)
+            else:
+                working.record_attempt(invoice, outcome.charge_id, outcome.paid, now, outcome.failure_code)
+            await self._commit(working, None)
+        final = self._state
+        assert final is not None
+        return copy.deepcopy(final)
 
     async def _run_due(self, run: RunDue) -> StepTaken | NeedsRate | None:
         current = self._state

@@ -69,6 +69,7 @@ def subscription_view(subscription: Subscription) -> JSON:
         "canceled_at": _unix(subscription.canceled_at),
         "cancel_reason": subscription.cancel_reason,
         "paused_at": _unix(subscription.paused_at),
+        "cancel_refund": subscription.cancel_refund,
         "items": [item_view(item) for item in ordered_items(subscription)],
         "latest_invoice": subscription.latest_invoice,
         "metadata": dict(subscription.metadata),
@@ -93,6 +94,11 @@ def invoice_view(invoice: Invoice) -> JSON:
         "subtotal_cents": invoice.subtotal_cents,
         "tax_cents": invoice.tax_cents,
         "total_cents": invoice.total_cents,
+        # DESIGN §10.1; before the balance is applied (an instant after opening) nothing is applied yet.
+        "credit_applied_cents": invoice.credit_applied_cents or 0,
+        "amount_due_cents": (
+            max(0, invoice.total_cents) if invoice.amount_due_cents is None else invoice.amount_due_cents
+        ),
         "tax_rate_id": invoice.tax_rate_id,
         "status": invoice.status.value,
         "billing_reason": invoice.billing_reason.value,
@@ -102,6 +108,7 @@ def invoice_view(invoice: Invoice) -> JSON:
         "next_attempt_at": _unix(invoice.next_attempt_at),
         "lines": [line_view(line) for line in invoice.lines],
         "charge": invoice.charge_id,
+        "failure_code": invoice.failure_code,
         "paid_at": _unix(invoice.paid_at),
         "created": unix_seconds(invoice.created),
         "livemode": invoice.livemode,

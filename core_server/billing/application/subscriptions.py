@@ -17,12 +17,14 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from core_server.actors import ActorRegistry
+from core_server.billing.application.cancel_refunds import CancelRefunds
 from core_server.billing.application.customers import CustomerService
 from core_server.billing.application.invoice_collection import InvoiceCollector
 from core_server.billing.application.invoices import find_invoice
 from core_server.billing.application.parsing import parse_choice
 from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
+from core_server.billing.application.ports import CustomerBalances
 from core_server.billing.application.references import BillingReferences
 from core_server.billing.application.subscription_actor import (
     Change,
@@ -36,7 +38,7 @@ from core_server.billing.application.subscription_ports import (
 )
 from core_server.billing.application.subscription_view import ordered_items, subscription_events
 from core_server.billing.application.tax_rates import TaxRateService
-from core_server.billing.domain.billing_run import MAX_STEPS
+from core_server.billing.domain.billing_run import MAX_STEPS, StepKind
 from core_server.billing.domain.customer import validate_customer_metadata
 from core_server.billing.domain.invoice import BillingReason, Invoice
 from core_server.billing.domain.subscription import (
@@ -84,6 +86,7 @@ class SubscriptionService:
         payment_methods: PaymentMethodService,
         invoice_charges: InvoiceCharges,
         charges: ChargeService,
+        balances: CustomerBalances,
         clocks: Clocks,
         *,
         ask_timeout: float,
@@ -97,9 +100,11 @@ class SubscriptionService:
         self._invoice_charges = invoice_charges
         self._charges = charges
         self._clocks = clocks
+        self._balances = balances
         self._ask_timeout = ask_timeout
         self._refs = BillingReferences(plans, customers, tax_rates)
-        self._collector = InvoiceCollector(actors, payment_methods, invoice_charges, ask_timeout=ask_timeout)
+        self._collector = InvoiceCollector(actors, ask_timeout=ask_timeout)
+        self._cancel_refunds = CancelRefunds(charges)
 
     # -- create and read ------------------------------------------------------------------------------
 
@@ -151,6 +156,8 @@ class SubscriptionService:
                 now=now,
                 idempotency_key=key,
             )
+            # DESIGN §10.3: an invoice that could never be charged is refused before anything is saved.
+            subscription.check_invoice_limit(rate, "price_id")
             if subscription.status is SubscriptionStatus.ACTIVE:
                 subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, rate, now)
             try:
@@ -250,25 +257,43 @@ class SubscriptionService:
         prorate: bool,
         claim: Claim[Subscription] | None = None,
     ) -> Subscription:
-        """`prorate` with an immediate cancel refunds the unused part of the last paid period invoice
-        on its charge (DESIGN §9)."""
-        await self.get(owner, subscription_id)
-        paid = (
-            await self._subscriptions.last_paid_invoice(subscription_id)
-            if prorate and not at_period_end
-            else None
-        )
-        refund: list[int] = []
+        """`prorate` with an immediate cancel refunds the unused part of the last paid period invoice on
+        its charge, inside the request's idempotency (DESIGN §10.2): the turn that cancels saves the
+        refund it owes, the refund is made under a key of its own, and a second turn records it; the
+        answer (with `cancel_refund`) is stored after that. A retry of a cancel cut short finishes it."""
+        current = await self.get(owner, subscription_id)
+        key = claim.request.key if claim is not None else None
+        if (
+            current.status is SubscriptionStatus.CANCELED
+            and key is not None
+            and current.cancel_refund_key == key
+        ):
+            return await self.finish_cancel_refund(owner, subscription_id)
+        refunding = prorate and not at_period_end
+        paid = await self._subscriptions.last_paid_invoice(subscription_id) if refunding else None
 
         def apply(subscription: Subscription, now: datetime) -> None:
-            subscription.cancel(at_period_end, now)
-            if paid is not None and paid.period_start == subscription.current_period_start:
-                refund.append(subscription.unused_share(paid.total_cents, now).amount_cents)
+            subscription.cancel(at_period_end, now, refund_of=paid, key=key if refunding else None)
 
-        canceled = await self._move(owner, subscription_id, apply, claim, lambda sub, _: sub)
-        if refund and refund[0] > 0 and paid is not None and paid.charge_id is not None:
-            await self._charges.refund(owner, paid.charge_id, refund[0], None, None, lambda _: b"")
-        return canceled
+        # With a refund to make, the answer is stored once it is made (by the runner), not with the cancel.
+        answer = None if refunding else (lambda sub, _: sub)
+        canceled = await self._move(owner, subscription_id, apply, claim, answer)
+        if canceled.pending_cancel_refund is None:
+            return canceled
+        return await self.finish_cancel_refund(owner, subscription_id)
+
+    async def finish_cancel_refund(self, owner: Owner, subscription_id: str) -> Subscription:
+        """Makes the refund a cancel owes (once, by its own key) and records it on the subscription."""
+        current = await self.get(owner, subscription_id)
+        pending = current.pending_cancel_refund
+        if pending is None:
+            return current
+        refund_id = await self._cancel_refunds.make(owner, subscription_id, pending)
+
+        def apply(subscription: Subscription, now: datetime) -> None:
+            subscription.finish_cancel_refund(refund_id, now)
+
+        return await self._move(owner, subscription_id, apply, None, None)
 
     async def pause(
         self, owner: Owner, subscription_id: str, *, claim: Claim[Subscription] | None = None
@@ -392,7 +417,7 @@ class SubscriptionService:
         subscription_id: str,
         apply: Callable[[Subscription, datetime], Any],
         claim: Claim[Any] | None,
-        answer: Callable[[Subscription, Any], Any],
+        answer: Callable[[Subscription, Any], Any] | None,
     ) -> Subscription:
         if not SUBSCRIPTION_ID_RE.match(subscription_id):
             raise subscription_not_found(subscription_id)
@@ -442,6 +467,12 @@ class SubscriptionService:
                 rate_known = True
                 continue
             changed = True
+            if taken.step.kind is StepKind.CANCEL_REFUND:
+                # A cancel cut short by a crash: its refund, once. If it cannot be made now (its key is
+                # busy: the request is finishing it), the next pass looks again.
+                finished = await self.finish_cancel_refund(owner, subscription_id)
+                if finished.pending_cancel_refund is not None:
+                    break
             if taken.invoice is not None:
                 await self._collector.collect(owner, subscription, [taken.invoice], at=taken.step.at)
         return changed
@@ -461,10 +492,10 @@ class SubscriptionService:
                 )
             )
             for subscription in page.items:
-                owed = subscription.owed()
-                if not owed:
+                if not subscription.owed():
                     continue
-                settled = await self._collector.collect(owner, subscription, owed)
+                # What is owed is read again in the actor's turn: a scheduled retry may be running.
+                settled = await self._collector.collect_owed(owner, subscription)
                 if status is SubscriptionStatus.UNPAID and settled.status is SubscriptionStatus.ACTIVE:
                     # Its period in progress is billed now, not at the next hourly run.
                     await self.run_due(subscription.id)
@@ -484,6 +515,8 @@ class SubscriptionService:
             invoice.subscription_id, Change(owner, apply, claim, answer), timeout=self._ask_timeout
         )
         result: Invoice = voided
+        # DESIGN §10.1: no credit is lost — what the balance gave this invoice goes back (once).
+        await self._balances.restore(result, await self._now(owner))
         return result
 
     # -- lookups ------------------------------------------------------------------------------------------

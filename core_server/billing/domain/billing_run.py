@@ -19,6 +19,7 @@ from enum import StrEnum
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import (
+    BILLED_STATUSES,
     NOTICE_AHEAD,
     UNPAID_GRACE,
     Subscription,
@@ -28,6 +29,10 @@ from core_server.billing.domain.tax import TaxRate
 
 MAX_STEPS = 1_000
 """A bound on one run of one subscription (a year of daily billing with its retries fits)."""
+CANCEL_REFUND_GRACE = timedelta(minutes=1)
+"""A cancel's refund is the request's to make; the run finishes it only once the request had this long
+(a core that crashed mid-cancel), so the two rarely meet — and when they do, the refund's own key makes
+it once."""
 
 
 class StepKind(StrEnum):
@@ -35,6 +40,7 @@ class StepKind(StrEnum):
     PERIOD_END = "period_end"
     RETRY = "retry"
     UNPAID_CANCEL = "unpaid_cancel"
+    CANCEL_REFUND = "cancel_refund"
     UPCOMING_NOTICE = "upcoming_notice"
     TRIAL_NOTICE = "trial_notice"
 
@@ -72,7 +78,7 @@ def next_step(subscription: Subscription, now: datetime) -> Step | None:
         at = notice_time(subscription.trial_start, subscription.trial_end)
         if at is not None and (TRIAL_WILL_END, subscription.trial_end) not in subscription.notices:
             candidates.append(Step(StepKind.TRIAL_NOTICE, at))
-    if status is SubscriptionStatus.ACTIVE:
+    if status in BILLED_STATUSES:
         candidates.append(Step(StepKind.PERIOD_END, subscription.current_period_end))
         at = notice_time(subscription.current_period_start, subscription.current_period_end)
         announced = (INVOICE_UPCOMING, subscription.current_period_end)
@@ -84,6 +90,8 @@ def next_step(subscription: Subscription, now: datetime) -> Step | None:
             candidates.append(Step(StepKind.RETRY, retry.next_attempt_at))
     if status is SubscriptionStatus.UNPAID and subscription.unpaid_at is not None:
         candidates.append(Step(StepKind.UNPAID_CANCEL, subscription.unpaid_at + UNPAID_GRACE))
+    if subscription.pending_cancel_refund is not None and subscription.canceled_at is not None:
+        candidates.append(Step(StepKind.CANCEL_REFUND, subscription.canceled_at + CANCEL_REFUND_GRACE))
     due = [step for step in candidates if step.at <= now]
     return min(due, key=lambda step: step.at) if due else None
 
@@ -100,6 +108,8 @@ def apply_step(subscription: Subscription, step: Step, rate: TaxRate | None) -> 
             return subscription.due_retry(step.at)
         case StepKind.UNPAID_CANCEL:
             subscription.cancel_unpaid(step.at)
+        case StepKind.CANCEL_REFUND:
+            pass  # the refund is payments' write: the service makes it, then records it in a turn
         case StepKind.UPCOMING_NOTICE:
             subscription.send_notice(INVOICE_UPCOMING, subscription.current_period_end, step.at, rate)
         case StepKind.TRIAL_NOTICE:

@@ -41,6 +41,9 @@ class Customer:
     default_payment_method: str | None
     metadata: Mapping[str, str]
     created: datetime
+    credit_balance: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    """DESIGN §10.1: the non-zero balances by lowercase currency (credit_balance.py); read-only here,
+    moved only by invoices and adjustments."""
 
     @property
     def livemode(self) -> bool:

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
+from core_server.billing.domain.credit_balance import InvoiceSettlement
 from core_server.billing.domain.proration import ProrationInputs
 from core_server.billing.domain.tax import TaxAmounts, TaxRate, apply_rate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import StateConflict
-from core_server.kernel.domain.ledger import LedgerEntry, subscription_entry
-from core_server.payments.domain.fees import transaction_fee
+from core_server.kernel.domain.ledger import LedgerEntry, invoice_fee, invoice_tax_share, subscription_entry
+from core_server.kernel.domain.money import MIN_AMOUNT
 
 INVOICE_ID_PREFIX = "si_"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -81,25 +82,23 @@ class InvoiceLine:
 def invoice_totals(lines: Iterable[InvoiceLine], rate: TaxRate | None) -> TaxAmounts:
     """Subtotal = the sum of the lines, credits included; then the rate (DESIGN §9 formulas).
 
-    Spec: a subtotal below zero (credits larger than the charges) is not shown. Chosen: the subtotal
-    stays the true sum, tax and total are 0 — nothing is charged, nothing is paid back. Carrying the
-    unused credit to a later invoice is the caller's decision (it is -subtotal).
+    DESIGN §10.1: a negative subtotal keeps its sign all the way — exclusive tax on it is negative,
+    rounded half-up away from zero — so a total below zero is credited to the customer's balance in
+    full, tax included, and nothing is lost.
     """
     subtotal = sum(line.amount_cents for line in lines)
-    if subtotal <= 0:
-        return TaxAmounts(subtotal=subtotal, tax=0, total=0)
     return apply_rate(subtotal, rate)
 
 
-def merchant_credit(total_cents: int, tax_cents: int) -> tuple[int, int]:
-    """(fee, net) of a paid invoice: fee = round_half_up(total × 0.029 + 30), net = max(0, total − fee − tax).
+def merchant_credit(charged_cents: int, tax_share_cents: int) -> tuple[int, int]:
+    """(fee, net) of what an invoice's charge brought in (DESIGN §10.2): fee = min(round_half_up(charged
+    × 0.029 + 30), charged − tax), net = charged − fee − tax.
 
-    The tax is collected for the authority (merchant of record), so it is not the merchant's revenue.
-    The fee is at most what the tax leaves (DESIGN §9: a fee never exceeds what it is taken from), so a
-    tiny invoice's `subscription` balance transaction still adds up: fee + tax + net = total, always.
+    The tax is collected for the authority (merchant of record), so it is not the merchant's revenue,
+    and the fee is at most what the tax leaves: fee + tax + net = charged, always, and net ≥ 0.
     """
-    fee = min(transaction_fee(total_cents), max(0, total_cents - tax_cents))
-    return fee, max(0, total_cents - fee - tax_cents)
+    fee = invoice_fee(charged_cents, tax_share_cents)
+    return fee, charged_cents - fee - tax_share_cents
 
 
 def new_invoice_id() -> str:
@@ -138,7 +137,15 @@ class Invoice:
     """When the first attempt failed: the dunning schedule counts from it (DESIGN §9)."""
     merchant_fee_cents: int | None = None
     merchant_net_cents: int | None = None
-    """The merchant's credit once paid (`merchant_credit`); the ledger of part 4 books it."""
+    """The merchant's credit once paid with a charge (`merchant_credit`); the ledger books it."""
+    credit_applied_cents: int | None = None
+    """DESIGN §10.1: the customer balance applied when the invoice was settled against it (positive: a
+    credit used; negative: a carried amount); None until then."""
+    amount_due_cents: int | None = None
+    """total − credit_applied: what a payment method is asked for (None until settled)."""
+    failure_code: str | None = None
+    """Why the latest attempt failed (a decline code, or `amount_too_large` when the due cannot be
+    charged at all); None after a success."""
 
     @classmethod
     def draft(
@@ -187,17 +194,35 @@ class Invoice:
     def livemode(self) -> bool:
         return self.environment.livemode
 
-    def ledger_entry(self) -> LedgerEntry | None:
-        """The `subscription` balance transaction of a PAID invoice (DESIGN §9): amount = total, its fee,
-        its tax and net, dated when it was paid; None before it is paid with its credit computed.
+    @property
+    def charged_cents(self) -> int:
+        """What a payment method was (or is to be) charged: the due once settled, else the total."""
+        return self.total_cents if self.amount_due_cents is None else self.amount_due_cents
 
-        The fee is capped again at what the tax leaves, so an invoice paid before the cap (its stored fee
-        above that) still books a row whose fee + tax + net = total."""
-        if self.status is not InvoiceStatus.PAID or self.merchant_fee_cents is None or self.paid_at is None:
+    @property
+    def tax_share_cents(self) -> int:
+        """The tax in `charged_cents` (DESIGN §10.2)."""
+        return invoice_tax_share(self.tax_cents, self.total_cents, self.charged_cents)
+
+    def ledger_entry(self) -> LedgerEntry | None:
+        """The `subscription` balance transaction of an invoice PAID with a charge (DESIGN §10.2): amount =
+        what was charged, its tax share, the fee and the net, dated when it was paid. None otherwise: an
+        invoice paid with no charge moved no money through a payment method, so it books no row."""
+        if (
+            self.status is not InvoiceStatus.PAID
+            or self.charge_id is None
+            or self.merchant_fee_cents is None
+            or self.paid_at is None
+        ):
             return None
-        tax = min(self.tax_cents, self.total_cents)
-        fee = min(self.merchant_fee_cents, self.total_cents - tax)
-        return subscription_entry(self.id, self.total_cents, fee, tax, self.currency, self.paid_at)
+        charged, tax = self.charged_cents, self.tax_share_cents
+        fee = min(self.merchant_fee_cents, charged - tax)
+        return subscription_entry(self.id, charged, fee, tax, self.currency, self.paid_at)
+
+    def settle(self, settlement: InvoiceSettlement) -> None:
+        """Records what the customer balance did to this invoice (once: the balance step is idempotent)."""
+        self.credit_applied_cents = settlement.credit_applied_cents
+        self.amount_due_cents = settlement.amount_due_cents
 
     def open(self) -> None:
         """Spec: DRAFT → OPEN once the invoice exists, before its first charge attempt — which is due at
@@ -215,6 +240,7 @@ class Invoice:
         self.charge_id = charge_id
         self.paid_at = at
         self.next_attempt_at = None
+        self.failure_code = None
         self.status = InvoiceStatus.PAID
 
     def record_failure(self, charge_id: str | None, at: datetime, next_attempt_at: datetime | None) -> None:
@@ -248,10 +274,11 @@ class Invoice:
         self.status = InvoiceStatus.VOID
 
     def settle_without_charge(self, at: datetime) -> None:
-        """A zero total is PAID at once, with no charge and no attempt counted (no card is touched)."""
+        """PAID at once, with no charge and no attempt counted (no card is touched): the customer balance
+        covered it, its total was not above zero, or the due was below a charge's minimum and carried."""
         self._require(InvoiceStatus.DRAFT, InvoiceStatus.OPEN, action="paid")
-        if self.total_cents != 0:
-            raise ValueError("only an invoice with a zero total is settled without a charge")
+        if self.amount_due_cents is None or self.amount_due_cents >= MIN_AMOUNT:
+            raise ValueError("only a settled invoice with nothing to charge is paid without a charge")
         self.paid_at = at
         self.next_attempt_at = None
         self.status = InvoiceStatus.PAID

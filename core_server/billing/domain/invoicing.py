@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
+from connect.errors import AMOUNT_TOO_LARGE
+
 from core_server.billing.domain.invoice import (
     BillingReason,
     Invoice,
@@ -19,10 +21,11 @@ from core_server.billing.domain.invoice import (
     new_invoice_id,
 )
 from core_server.billing.domain.proration import Proration, ProrationInputs
-from core_server.billing.domain.subscription_item import PendingProration, SubscriptionItem
+from core_server.billing.domain.subscription_item import SubscriptionItem
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.domain.money import MIN_AMOUNT
+from core_server.kernel.domain.errors import InvalidRequest
+from core_server.kernel.domain.money import MAX_AMOUNT
 
 RETRY_AFTER = (timedelta(days=3), timedelta(days=8), timedelta(days=15))
 """DESIGN §9 dunning: retries 3, 8 and 15 days after the first failure; then UNCOLLECTIBLE and UNPAID."""
@@ -52,18 +55,17 @@ def item_lines(items: Iterable[SubscriptionItem], start: datetime, end: datetime
     ]
 
 
-def billable(
-    lines: Sequence[InvoiceLine], waiting: Sequence[PendingProration], rate: TaxRate | None
-) -> list[PendingProration]:
-    """The pending prorations a period invoice takes: every charge, and each credit (oldest first)
-    as long as the total stays a chargeable amount. A credit that would take it below the smallest
-    charge waits for a later invoice, so no credit is ever lost and no charge is refused."""
-    taken = [p for p in waiting if p.line.amount_cents >= 0]
-    for credit in (p for p in waiting if p.line.amount_cents < 0):
-        trial = [*lines, *(p.line for p in taken), credit.line]
-        if invoice_totals(trial, rate).total >= MIN_AMOUNT:
-            taken.append(credit)
-    return taken
+def check_invoice_limit(lines: Sequence[InvoiceLine], rate: TaxRate | None, param: str) -> None:
+    """DESIGN §10.3: an invoice must fit a charge. A change whose next regular invoice (these lines under
+    the rate) would exceed the largest charge is refused with 400 `amount_too_large` on `param`, before
+    anything is saved."""
+    total = invoice_totals(lines, rate).total
+    if total > MAX_AMOUNT:
+        raise InvalidRequest(
+            f"The next invoice would be {total}, above the largest charge of {MAX_AMOUNT}.",
+            code=AMOUNT_TOO_LARGE.code,
+            param=param,
+        )
 
 
 def open_invoice(

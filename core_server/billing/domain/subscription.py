@@ -43,11 +43,10 @@ from core_server.billing.domain.invoice import (
     InvoiceLine,
     InvoiceStatus,
     LineKind,
-    invoice_totals,
     merchant_credit,
 )
 from core_server.billing.domain.invoicing import (
-    billable,
+    check_invoice_limit,
     item_lines,
     next_retry,
     open_invoice,
@@ -57,6 +56,8 @@ from core_server.billing.domain.periods import period_at, period_bounds
 from core_server.billing.domain.proration import Proration, prorate
 from core_server.billing.domain.subscription_changes import Preview, PriceProration
 from core_server.billing.domain.subscription_item import (
+    MAX_ACTIVE_ITEMS,
+    BilledTranche,
     ItemProration,
     ItemStatus,
     PendingProration,
@@ -66,10 +67,9 @@ from core_server.billing.domain.subscription_item import (
 )
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.domain.errors import StateConflict
+from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
 from core_server.kernel.domain.events import DomainEvent
 from core_server.kernel.domain.ids import new_id
-from core_server.kernel.domain.money import MIN_AMOUNT
 
 SUBSCRIPTION_ID_RE = re.compile(r"^sub_[A-Za-z0-9]{24}$")
 COLLECTION_METHOD = "charge_automatically"
@@ -102,6 +102,18 @@ CHANGEABLE = frozenset({SubscriptionStatus.TRIALING, SubscriptionStatus.ACTIVE})
 """Price changes and item moves: not while money is owed, paused or over."""
 PAUSABLE = frozenset({SubscriptionStatus.ACTIVE})
 OPEN_STATUSES = frozenset(set(SubscriptionStatus) - {SubscriptionStatus.CANCELED})
+BILLED_STATUSES = frozenset({SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE})
+"""DESIGN §10.4: a PAST_DUE subscription's periods are still invoiced at their ends (and announced)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCancelRefund:
+    """DESIGN §10.2: the refund an immediate cancel with `prorate` owes on the last paid invoice's charge,
+    saved with the cancel and cleared when the refund is made (by the request, its retry or the billing
+    run), so it is made once whatever fails between."""
+
+    charge_id: str
+    amount_cents: int
 
 
 @dataclass(slots=True)
@@ -140,6 +152,11 @@ class Subscription:
     """Invoices this turn created or changed (storage upserts them); not the whole history."""
     upcoming: Invoice | None = None
     """The next period's invoice as `invoice.upcoming` announced it this turn (never saved)."""
+    cancel_refund: str | None = None
+    """The refund id an immediate cancel with `prorate` made (DESIGN §10.2), or None."""
+    cancel_refund_key: str | None = None
+    """The Idempotency-Key of that cancel: its retry finishes and answers it instead of a 400."""
+    pending_cancel_refund: PendingCancelRefund | None = None
     pending_events: list[DomainEvent] = field(default_factory=list)
 
     @property
@@ -242,22 +259,29 @@ class Subscription:
         if new_price.id == base.price_id:
             return []
         lines: list[InvoiceLine] = []
-        if self._prorates(behavior is not PriceProration.NONE):
-            credit = self._prorate(base.unit_amount_cents, -base.quantity, now)
-            charge = self._prorate(new_price.terms.amount_cents, base.quantity, now)
+        prorated = self._prorates(behavior is not PriceProration.NONE)
+        if prorated:
+            # Credit only the time billed, at what it was billed; charge the new price for every unit.
+            taken = base.unbill(min(base.billed_quantity, base.quantity))
             lines = [
-                self._line(LineKind.CREDIT, f"Unused time on {base.price_id}", base.price_id, credit),
+                *self._credit_lines(base, taken, f"Unused time on {base.price_id}", now),
                 self._line(
-                    LineKind.PAST_DUE_PRORATION, f"Remaining time on {new_price.id}", new_price.id, charge
+                    LineKind.PAST_DUE_PRORATION,
+                    f"Remaining time on {new_price.id}",
+                    new_price.id,
+                    self._prorate(new_price.terms.amount_cents, base.quantity, now),
                 ),
             ]
-            made = [self._defer(base.id, line, now) for line in lines]
-            base.proration_amount_cents = credit.amount_cents + charge.amount_cents
-            if behavior is PriceProration.ALWAYS_INVOICE:
-                self._invoice_prorations(made, BillingReason.SUBSCRIPTION_UPDATE, rate, now)
         base.price_id = new_price.id
         base.unit_amount_cents = new_price.terms.amount_cents
         self.price_id = new_price.id
+        check_invoice_limit(self._next_regular_lines(), rate, "price_id")
+        if prorated:
+            base.bill_more(base.quantity)
+            made = [self._defer(base.id, line, now) for line in lines]
+            base.proration_amount_cents = sum(line.amount_cents for line in lines)
+            if behavior is PriceProration.ALWAYS_INVOICE:
+                self._invoice_prorations(made, BillingReason.SUBSCRIPTION_UPDATE, rate, now)
         self._event(SUBSCRIPTION_UPDATED, self.id, now)
         return lines
 
@@ -290,11 +314,16 @@ class Subscription:
         check_startable(price, "priceId")
         check_compatible(price, self.currency, self.interval, self.interval_count, "priceId")
         check_quantity(quantity)
+        if sum(1 for known in self.items if known.status is ItemStatus.ACTIVE) >= MAX_ACTIVE_ITEMS:
+            raise ParameterInvalid(
+                f"A subscription has at most {MAX_ACTIVE_ITEMS} active items.", param="priceId"
+            )
         item = SubscriptionItem.new(
             self.id, self.environment, price, quantity, behavior, metadata, now, base=False
         )
         self.items.append(item)
-        self._settle_item_move(item, quantity, behavior, rate, now, f"{quantity} × {price.id}")
+        check_invoice_limit(self._next_regular_lines(), rate, "priceId")
+        self._settle_item_move(item, quantity, 0, behavior, rate, now, f"{quantity} × {price.id}")
         self._event(ITEM_CREATED, item.id, now)
         return item
 
@@ -308,16 +337,20 @@ class Subscription:
         if delta == 0:
             return item
         chosen = behavior or item.proration_behavior
+        before = item.quantity
         item.quantity = quantity
         item.proration_behavior = chosen
         item.proration_amount_cents = 0
-        self._settle_item_move(item, delta, chosen, rate, now, f"Quantity {quantity - delta} → {quantity}")
+        if delta > 0:
+            check_invoice_limit(self._next_regular_lines(), rate, "quantity")
+        self._settle_item_move(item, quantity, before, chosen, rate, now, f"Quantity {before} → {quantity}")
         self._event(ITEM_UPDATED, item.id, now)
         return item
 
     def remove_item(self, item_id: str, immediate: bool, now: datetime) -> SubscriptionItem:
-        """Now: removed, with a credit for the rest of the period (pending for the next invoice; none
-        when the item's behaviour is `none`). At period end: stays active until then, no proration."""
+        """Now: removed, with a credit for the unused billed part of the period whatever behaviour the
+        item was added with (DESIGN §10.4: nothing for time never billed), pending for the next invoice.
+        At period end: stays active until then, no proration."""
         self._require(CHANGEABLE, "remove an item of")
         item = self._live_item(item_id)
         if item.is_base_item:
@@ -326,16 +359,13 @@ class Subscription:
             item.status = ItemStatus.REMOVED
             item.removed_at = now.replace(microsecond=0)
             item.proration_amount_cents = 0
-            if self._prorates(item.proration_behavior is not ItemProration.NONE):
-                credit = self._prorate(item.unit_amount_cents, -item.quantity, now)
-                line = self._line(
-                    LineKind.CREDIT,
-                    f"Unused time on {item.quantity} × {item.price_id}",
-                    item.price_id,
-                    credit,
-                )
-                self._defer(item.id, line, now)
-                item.proration_amount_cents = credit.amount_cents
+            if self._prorates(True):
+                taken = item.unbill(min(item.billed_quantity, item.quantity))
+                what = f"Unused time on {item.quantity} × {item.price_id}"
+                for line in self._credit_lines(item, taken, what, now):
+                    self._defer(item.id, line, now)
+                    item.proration_amount_cents += line.amount_cents
+            item.billed = ()
         else:
             item.removed_at = self.current_period_end
         self._event(ITEM_DELETED, item.id, now)
@@ -343,7 +373,17 @@ class Subscription:
 
     # -- cancel, pause, resume ----------------------------------------------------------------------
 
-    def cancel(self, at_period_end: bool, now: datetime) -> None:
+    def cancel(
+        self,
+        at_period_end: bool,
+        now: datetime,
+        *,
+        refund_of: Invoice | None = None,
+        key: str | None = None,
+    ) -> None:
+        """At period end: flagged, ACTIVE until then. Now: CANCELED, its OPEN invoices UNCOLLECTIBLE
+        (DESIGN §10.4) and, with `refund_of` (the last paid period invoice, for `prorate`), the unused
+        part of that invoice owed back on its charge (DESIGN §10.2) — made after this turn is saved."""
         self._require(OPEN_STATUSES, "cancel")
         if at_period_end:
             self._require(CHANGEABLE, "cancel at period end")
@@ -351,15 +391,24 @@ class Subscription:
                 self.cancel_at_period_end = True
                 self._event(SUBSCRIPTION_UPDATED, self.id, now)
             return
-        self.status = SubscriptionStatus.CANCELED
-        self.canceled_at = now.replace(microsecond=0)
-        self.cancel_reason = "canceled_by_merchant"
-        self.cancel_at_period_end = False
-        self._event(SUBSCRIPTION_CANCELED, self.id, now)
+        if (
+            refund_of is not None
+            and refund_of.charge_id is not None
+            and refund_of.period_start == self.current_period_start
+        ):
+            amount = self._prorate(refund_of.total_cents, 1, now).amount_cents
+            if amount > 0:
+                self.pending_cancel_refund = PendingCancelRefund(refund_of.charge_id, amount)
+        self.cancel_refund_key = key
+        self._close(now.replace(microsecond=0), "canceled_by_merchant")
 
-    def unused_share(self, amount_cents: int, now: datetime) -> Proration:
-        """What `cancel(prorate=true)` refunds of the last paid invoice: its unused part of the period."""
-        return self._prorate(amount_cents, 1, now)
+    def finish_cancel_refund(self, refund_id: str | None, now: datetime) -> None:
+        """The cancel's refund was made (`refund_id`), or nothing could be refunded (None)."""
+        if self.pending_cancel_refund is None:
+            return
+        self.pending_cancel_refund = None
+        self.cancel_refund = refund_id
+        self._event(SUBSCRIPTION_UPDATED, self.id, now)
 
     def pause(self, now: datetime) -> None:
         """Not billed while paused; the period freezes and resuming starts a new one."""
@@ -404,10 +453,11 @@ class Subscription:
         return self.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, rate, at)
 
     def end_period(self, rate: TaxRate | None, at: datetime) -> Invoice | None:
-        """At `current_period_end` of an ACTIVE subscription: the next period starts (new start = old
-        end) and is invoiced, items removed at period end drop out — or, set to cancel at period end,
-        CANCELED without a new invoice."""
-        self._require(frozenset({SubscriptionStatus.ACTIVE}), "bill")
+        """At `current_period_end` of an ACTIVE or PAST_DUE subscription: the next period starts (new
+        start = old end) and is invoiced, items removed at period end drop out — or, set to cancel at
+        period end, CANCELED without a new invoice. PAST_DUE periods are invoiced on time too (DESIGN
+        §10.4), each invoice with its own dunning schedule."""
+        self._require(BILLED_STATUSES, "bill")
         if self.cancel_at_period_end:
             self._close(at, "cancel_at_period_end")
             return None
@@ -444,7 +494,11 @@ class Subscription:
                 item.status = ItemStatus.REMOVED
 
     def _close(self, at: datetime, reason: str) -> None:
+        """CANCELED; whatever is still OPEN will never be attempted again (DESIGN §10.4)."""
         self._drop_items_removed_by(at)
+        for invoice in self.invoices:
+            if invoice.status is InvoiceStatus.OPEN:
+                invoice.mark_uncollectible()
         self.status = SubscriptionStatus.CANCELED
         self.canceled_at = at
         self.cancel_reason = reason
@@ -456,10 +510,15 @@ class Subscription:
     def open_period_invoice(self, reason: BillingReason, rate: TaxRate | None, now: datetime) -> Invoice:
         """The invoice of the current period: every item it bills, and every proration still pending."""
         lines = item_lines(self.items, self.current_period_start, self.current_period_end)
-        waiting = billable(lines, [p for p in self.prorations if p.invoice_id is None], rate)
+        waiting = self._waiting_prorations()
         invoice = self._open_invoice(reason, lines + [p.line for p in waiting], rate, now)
         for pending in waiting:
             pending.invoice_id = invoice.id
+        for item in self.items:
+            if item.billed_in(self.current_period_start):
+                item.bill_period()
+            else:
+                item.billed = ()
         return invoice
 
     def upcoming_invoice(self, rate: TaxRate | None, now: datetime) -> Invoice:
@@ -469,7 +528,7 @@ class Subscription:
             self.billing_anchor, self.interval, self.interval_count, self.period_index + 1
         )
         lines = item_lines(self.items, start, end)
-        waiting = billable(lines, [p for p in self.prorations if p.invoice_id is None], rate)
+        waiting = self._waiting_prorations()
         return Invoice.draft(
             "",
             self.merchant_id,
@@ -485,15 +544,24 @@ class Subscription:
             now,
         )
 
-    def record_attempt(self, invoice: Invoice, charge_id: str | None, paid: bool, now: datetime) -> None:
+    def record_attempt(
+        self,
+        invoice: Invoice,
+        charge_id: str | None,
+        paid: bool,
+        now: datetime,
+        failure_code: str | None = None,
+    ) -> None:
         """The outcome of the invoice's charge attempt: PAID (its prorations BILLED, the subscription
-        ACTIVE again) or, on a decline, the dunning schedule counted from the first failure — the next
-        retry, or after the last one the invoice UNCOLLECTIBLE and the subscription UNPAID."""
+        ACTIVE again once nothing else is OPEN) or, on a decline, the dunning schedule counted from the
+        invoice's own first failure — the next retry, or after the last one the invoice UNCOLLECTIBLE
+        and the subscription UNPAID."""
         if paid and charge_id is not None:
             invoice.record_payment(charge_id, now)
             self._invoice_paid(invoice, now)
             self._touch(invoice)
             return
+        invoice.failure_code = failure_code
         if invoice.status is InvoiceStatus.UNCOLLECTIBLE:
             # The retry a new payment method made after the schedule ran out: no new schedule, and
             # the 30 days of UNPAID keep counting from when it became UNPAID.
@@ -544,7 +612,7 @@ class Subscription:
         return min(due, key=lambda inv: inv.next_attempt_at or now) if due else None
 
     def settle_free_invoice(self, invoice: Invoice, now: datetime) -> None:
-        """A total of zero (credits covered it) is paid without a charge."""
+        """Nothing to charge (the balance covered it, a total not above zero, or a due carried): PAID."""
         invoice.settle_without_charge(now)
         self._invoice_paid(invoice, now)
         self._touch(invoice)
@@ -560,13 +628,15 @@ class Subscription:
     # -- internals ----------------------------------------------------------------------------------
 
     def _invoice_paid(self, invoice: Invoice, now: datetime) -> None:
-        # Nothing charged, nothing earned and no fee (a total of zero: credits covered the invoice).
-        fee_net = merchant_credit(invoice.total_cents, invoice.tax_cents) if invoice.total_cents else (0, 0)
-        invoice.merchant_fee_cents, invoice.merchant_net_cents = fee_net
+        # The merchant earns only what a payment method was charged (DESIGN §10.2); no charge, no fee.
+        if invoice.charge_id is not None:
+            fee_net = merchant_credit(invoice.charged_cents, invoice.tax_share_cents)
+            invoice.merchant_fee_cents, invoice.merchant_net_cents = fee_net
         for pending in self.prorations:
             if pending.invoice_id == invoice.id:
                 pending.billed = True
-        if self.status is SubscriptionStatus.PAST_DUE:
+        still_open = any(inv.status is InvoiceStatus.OPEN for inv in self.invoices if inv is not invoice)
+        if self.status is SubscriptionStatus.PAST_DUE and not still_open:
             self.status = SubscriptionStatus.ACTIVE
             self._event(SUBSCRIPTION_UPDATED, self.id, now)
         elif self.status is SubscriptionStatus.UNPAID and not self.owed():
@@ -593,31 +663,79 @@ class Subscription:
     def _settle_item_move(
         self,
         item: SubscriptionItem,
-        quantity_delta: int,
+        quantity: int,
+        before: int,
         behavior: ItemProration,
         rate: TaxRate | None,
         now: datetime,
         what: str,
     ) -> None:
-        """`none`: nothing now (an added item starts with the next period's invoice). Otherwise the
-        rest of the period is prorated; `charge_immediately` invoices a charge now, a credit always
+        """An item went from `before` units to `quantity` (an add: from 0). `none`: nothing now (added
+        units start with the next period's invoice). Otherwise the rest of the period is prorated by
+        DESIGN §10.4: more units are charged only for time no line bills yet, fewer units credited
+        only for time that was billed. `charge_immediately` invoices a charge now; a credit always
         waits for the next invoice (nothing is refunded mid-period)."""
         if not self._prorates(behavior is not ItemProration.NONE):
             return
-        proration = self._prorate(item.unit_amount_cents, quantity_delta, now)
-        kind = LineKind.PAST_DUE_PRORATION if proration.amount_cents >= 0 else LineKind.CREDIT
-        line = self._line(kind, f"Remaining time on {what}", item.price_id, proration)
-        pending = self._defer(item.id, line, now)
-        item.proration_amount_cents = proration.amount_cents
-        if behavior is ItemProration.CHARGE_IMMEDIATELY and proration.amount_cents > 0:
-            self._invoice_prorations([pending], BillingReason.SUBSCRIPTION_UPDATE, rate, now)
+        if quantity > before:
+            # Units billed but no longer held (dropped with `none`) are paid up to the period's end.
+            fresh = quantity - max(before, item.billed_quantity)
+            if fresh <= 0:
+                return
+            proration = self._prorate(item.unit_amount_cents, fresh, now)
+            line = self._line(
+                LineKind.PAST_DUE_PRORATION, f"Remaining time on {what}", item.price_id, proration
+            )
+            item.bill_more(fresh)
+            pending = self._defer(item.id, line, now)
+            item.proration_amount_cents = proration.amount_cents
+            if behavior is ItemProration.CHARGE_IMMEDIATELY and proration.amount_cents > 0:
+                self._invoice_prorations([pending], BillingReason.SUBSCRIPTION_UPDATE, rate, now)
+            return
+        taken = item.unbill(max(0, min(item.billed_quantity, before) - quantity))
+        for line in self._credit_lines(item, taken, f"Unused time on {what}", now):
+            self._defer(item.id, line, now)
+            item.proration_amount_cents += line.amount_cents
+
+    def _credit_lines(
+        self, item: SubscriptionItem, taken: Sequence[BilledTranche], what: str, now: datetime
+    ) -> list[InvoiceLine]:
+        """One credit line per price the given-back units were billed at (usually one)."""
+        quantities: dict[int, int] = {}
+        for tranche in taken:
+            quantities[tranche.unit_amount_cents] = (
+                quantities.get(tranche.unit_amount_cents, 0) + tranche.quantity
+            )
+        return [
+            self._line(LineKind.CREDIT, what, item.price_id, self._prorate(unit, -quantity, now))
+            for unit, quantity in quantities.items()
+            if quantity > 0
+        ]
+
+    def _next_regular_lines(self) -> list[InvoiceLine]:
+        """The item lines of the next period's invoice at today's prices and quantities (DESIGN §10.3)."""
+        start, end = period_bounds(
+            self.billing_anchor, self.interval, self.interval_count, self.period_index + 1
+        )
+        return item_lines(self.items, start, end)
+
+    def check_invoice_limit(self, rate: TaxRate | None, param: str) -> None:
+        """400 `amount_too_large` on `param` when the next regular invoice could not be charged."""
+        check_invoice_limit(self._next_regular_lines(), rate, param)
+
+    def _waiting_prorations(self) -> list[PendingProration]:
+        """Every proration no invoice took yet — all of them go on the next invoice (a credit larger than
+        it makes a negative total, credited to the customer's balance) — charges first, then credits."""
+        waiting = [p for p in self.prorations if p.invoice_id is None]
+        return sorted(waiting, key=lambda p: p.line.amount_cents < 0)
 
     def _invoice_prorations(
         self, fresh: Sequence[PendingProration], reason: BillingReason, rate: TaxRate | None, now: datetime
     ) -> Invoice | None:
-        """An invoice of the prorations a change just made, to be charged now — unless their total is
-        below the smallest charge, in which case they simply wait for the next invoice."""
-        if invoice_totals([p.line for p in fresh], rate).total < MIN_AMOUNT:
+        """An invoice of the prorations a change just made, settled now: charged, or credited to the
+        customer's balance when its total is not above zero, or carried when it is below a charge
+        (DESIGN §10.1) — so nothing waits and nothing is lost."""
+        if not fresh:
             return None
         invoice = self._open_invoice(reason, [p.line for p in fresh], rate, now)
         for pending in fresh:

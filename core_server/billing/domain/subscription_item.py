@@ -16,6 +16,18 @@ from core_server.kernel.domain.ids import new_id
 
 ITEM_ID_RE = re.compile(r"^si_item_[A-Za-z0-9]{24}$")
 MAX_QUANTITY = 10_000
+MAX_ACTIVE_ITEMS = 20
+"""DESIGN §10.3: at most 20 items with status `active` per subscription, the base item included."""
+
+
+@dataclass(frozen=True, slots=True)
+class BilledTranche:
+    """`quantity` units of an item whose time up to the current period's end some invoice line bills at
+    `unit_amount_cents` each (DESIGN §10.4): a credit may return only such time, a charge bills only
+    time no tranche covers."""
+
+    unit_amount_cents: int
+    quantity: int
 
 
 class ItemStatus(StrEnum):
@@ -48,6 +60,9 @@ class SubscriptionItem:
     removed_at: datetime | None
     metadata: dict[str, str]
     created: datetime
+    billed: tuple[BilledTranche, ...] = ()
+    """What of the current period is billed (oldest first): the period invoice's line, then the units
+    each prorated charge added since; empty for an item added with `none` until its first full period."""
 
     @classmethod
     def new(
@@ -84,6 +99,33 @@ class SubscriptionItem:
     @property
     def livemode(self) -> bool:
         return self.environment.livemode
+
+    @property
+    def billed_quantity(self) -> int:
+        return sum(tranche.quantity for tranche in self.billed)
+
+    def bill_period(self) -> None:
+        """A period invoice bills the item's whole quantity at its price for the whole period."""
+        self.billed = (BilledTranche(self.unit_amount_cents, self.quantity),)
+
+    def bill_more(self, quantity: int) -> None:
+        """A prorated charge billed `quantity` more units at the item's price up to the period's end."""
+        if quantity > 0:
+            self.billed = (*self.billed, BilledTranche(self.unit_amount_cents, quantity))
+
+    def unbill(self, quantity: int) -> tuple[BilledTranche, ...]:
+        """Takes `quantity` billed units off, the newest first; returns what was taken (to credit)."""
+        taken: list[BilledTranche] = []
+        kept = list(self.billed)
+        while quantity > 0 and kept:
+            last = kept.pop()
+            used = min(quantity, last.quantity)
+            taken.append(BilledTranche(last.unit_amount_cents, used))
+            if used < last.quantity:
+                kept.append(BilledTranche(last.unit_amount_cents, last.quantity - used))
+            quantity -= used
+        self.billed = tuple(kept)
+        return tuple(taken)
 
     def billed_in(self, period_start: datetime) -> bool:
         """Whether the invoice of the period starting at `period_start` bills this item."""

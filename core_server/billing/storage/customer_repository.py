@@ -24,7 +24,13 @@ from core_server.kernel.storage.outbox import append_events
 EMAIL_INDEX = "customers_email_unique"
 """The unique index of migration 0008 that decides concurrent creates with one e-mail."""
 
-_COLUMNS = "id, merchant_id, environment, email, name, address, default_payment_method, metadata, created_at"
+# The credit balance rides along every read (DESIGN §10.1): its non-zero currencies, as one object.
+CUSTOMER_COLUMNS = (
+    "id, merchant_id, environment, email, name, address, default_payment_method, metadata, created_at,"
+    " (SELECT coalesce(jsonb_object_agg(b.currency, b.balance_cents), '{}'::jsonb)"
+    "    FROM customer_balances b WHERE b.customer_id = customers.id AND b.balance_cents <> 0)"
+    " AS credit_balance"
+)
 _INSERT = """
 INSERT INTO customers (id, merchant_id, environment, email, name, address, default_payment_method,
                        metadata, created_at, updated_at)
@@ -32,14 +38,14 @@ VALUES (%(id)s, %(merchant_id)s, %(environment)s, %(email)s, %(name)s, %(address
         %(default_payment_method)s, %(metadata)s, %(created_at)s, %(created_at)s)
 """
 _TENANT = " WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
-_GET = "SELECT " + _COLUMNS + " FROM customers" + _TENANT + " AND id = %(id)s"
+_GET = "SELECT " + CUSTOMER_COLUMNS + " FROM customers" + _TENANT + " AND id = %(id)s"
 _EXISTS = "SELECT 1 FROM customers" + _TENANT + " AND id = %(id)s"
 # The filter is the case-insensitive e-mail (the unique index's own expression); a null filter is none.
 _FILTER = " AND (%(email)s::text IS NULL OR lower(email) = lower(%(email)s::text))"
 # Newest first; the cursor row is the caller's own (checked before), so its seq bounds the page.
 _LIST = (
     "SELECT "
-    + _COLUMNS
+    + CUSTOMER_COLUMNS
     + " FROM customers"
     + _TENANT
     + _FILTER
@@ -70,6 +76,7 @@ def customer_from_row(row: dict[str, Any]) -> Customer:
         default_payment_method=row["default_payment_method"],
         metadata=dict(row["metadata"]),
         created=row["created_at"],
+        credit_balance={currency: int(cents) for currency, cents in row["credit_balance"].items()},
     )
 
 

@@ -14,7 +14,11 @@ from psycopg.types.json import Jsonb
 from core_server.billing.application.ports import VaultDecision
 from core_server.billing.domain.customer import Customer
 from core_server.billing.domain.payment_method import CardSummary, PaymentMethod, PaymentMethodType
-from core_server.billing.storage.customer_repository import customer_from_row, customer_params
+from core_server.billing.storage.customer_repository import (
+    CUSTOMER_COLUMNS,
+    customer_from_row,
+    customer_params,
+)
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
@@ -28,12 +32,15 @@ from core_server.kernel.storage.outbox import append_events
 
 # The customer row is the lock of its vault: attaches and detaches of one customer run one at a time,
 # so "the first method becomes the default" and "deleting the default clears it" hold under races.
-_LOCK_CUSTOMER = """
-SELECT id, merchant_id, environment, email, name, address, default_payment_method, metadata, created_at
+_LOCK_CUSTOMER = (
+    "SELECT "
+    + CUSTOMER_COLUMNS
+    + """
   FROM customers
  WHERE id = %(customer_id)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s
    FOR UPDATE
 """
+)
 _CUSTOMER_EXISTS = """
 SELECT 1 FROM customers WHERE id = %s AND merchant_id = %s AND environment = %s
 """

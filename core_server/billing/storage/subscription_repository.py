@@ -13,6 +13,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from core_server.billing.application.subscription_ports import InvoiceQuery, SubscriptionQuery
+from core_server.billing.domain.billing_run import CANCEL_REFUND_GRACE
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import (
@@ -130,6 +131,7 @@ _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 # zone cannot stretch a day around a DST change; midnights are 00:00 UTC, like the daily task's.
 _AHEAD = "(%(notice_ahead)s::bigint * interval '1 second')"
 _GRACE = "(%(unpaid_grace)s::bigint * interval '1 second')"
+_REFUND_GRACE = "(%(refund_grace)s::bigint * interval '1 second')"
 
 
 def _next_midnight(moment: str) -> str:
@@ -171,8 +173,9 @@ _DUE_AT = (
     + _not_announced("%(trial_kind)s", "s.trial_end")
     + """
            THEN notice.trial END,
-      CASE WHEN s.status = 'ACTIVE' THEN s.current_period_end END,
-      CASE WHEN s.status = 'ACTIVE' AND NOT s.cancel_at_period_end AND notice.upcoming < s.current_period_end
+      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') THEN s.current_period_end END,
+      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') AND NOT s.cancel_at_period_end
+            AND notice.upcoming < s.current_period_end
             AND """
     + _not_announced("%(upcoming_kind)s", "s.current_period_end")
     + """
@@ -182,6 +185,9 @@ _DUE_AT = (
           WHERE i.subscription_id = s.id AND i.status = 'OPEN') END,
       CASE WHEN s.status = 'UNPAID' THEN s.unpaid_at + """
     + _GRACE
+    + """ END,
+      CASE WHEN s.cancel_refund_cents IS NOT NULL THEN s.canceled_at + """
+    + _REFUND_GRACE
     + """ END) AS at) due"""
 )
 
@@ -194,13 +200,15 @@ candidates AS (
   SELECT id FROM subscriptions WHERE status = 'TRIALING' AND trial_end <= %(now)s + """
     + _AHEAD
     + """
-  UNION SELECT id FROM subscriptions WHERE status = 'ACTIVE' AND current_period_end <= %(now)s + """
+  UNION SELECT id FROM subscriptions WHERE status IN ('ACTIVE', 'PAST_DUE')
+                                       AND current_period_end <= %(now)s + """
     + _AHEAD
     + """
   UNION SELECT id FROM subscriptions WHERE status = 'UNPAID' AND unpaid_at <= %(now)s - """
     + _GRACE
     + """
   UNION SELECT subscription_id FROM invoices WHERE status = 'OPEN' AND next_attempt_at <= %(now)s
+  UNION SELECT id FROM subscriptions WHERE cancel_refund_cents IS NOT NULL
   UNION SELECT s.id FROM test_clocks tc
           JOIN subscriptions s ON s.merchant_id = tc.merchant_id AND s.environment = 'test'
          WHERE s.status <> 'CANCELED'
@@ -232,7 +240,8 @@ _OWNER_DUE = (
     "SELECT s.id FROM subscriptions s"
     + _DUE_AT
     + """
- WHERE s.merchant_id = %(merchant_id)s AND s.environment = %(environment)s AND s.status <> 'CANCELED'
+ WHERE s.merchant_id = %(merchant_id)s AND s.environment = %(environment)s
+   AND (s.status <> 'CANCELED' OR s.cancel_refund_cents IS NOT NULL)
    AND due.at <= m.at
  ORDER BY due.at, s.seq
  LIMIT %(limit)s"""
@@ -245,6 +254,7 @@ def _due_params(real_now: datetime, limit: int, owner: Owner | None, claim: time
         "limit": limit,
         "notice_ahead": NOTICE_AHEAD // timedelta(seconds=1),
         "unpaid_grace": UNPAID_GRACE // timedelta(seconds=1),
+        "refund_grace": CANCEL_REFUND_GRACE // timedelta(seconds=1),
         "claim": claim // timedelta(seconds=1),
         "trial_kind": TRIAL_WILL_END,
         "upcoming_kind": INVOICE_UPCOMING,

@@ -16,8 +16,9 @@ from psycopg.types.json import Jsonb
 
 from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceLine, InvoiceStatus, LineKind
 from core_server.billing.domain.proration import ProrationInputs
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_item import (
+    BilledTranche,
     ItemProration,
     ItemStatus,
     PendingProration,
@@ -27,6 +28,7 @@ from core_server.kernel.domain.environment import Environment
 
 
 def subscription_params(subscription: Subscription) -> dict[str, Any]:
+    pending = subscription.pending_cancel_refund
     return {
         "id": subscription.id,
         "merchant_id": subscription.merchant_id,
@@ -54,6 +56,10 @@ def subscription_params(subscription: Subscription) -> dict[str, Any]:
         "metadata": Jsonb(dict(subscription.metadata)),
         "idempotency_key": subscription.idempotency_key,
         "created_at": subscription.created,
+        "cancel_refund": subscription.cancel_refund,
+        "cancel_refund_key": subscription.cancel_refund_key,
+        "cancel_refund_charge": pending.charge_id if pending else None,
+        "cancel_refund_cents": pending.amount_cents if pending else None,
     }
 
 
@@ -72,6 +78,7 @@ def item_params(items: Sequence[SubscriptionItem]) -> dict[str, Any]:
         "item_removed_at": [i.removed_at for i in items],
         "item_metadata": [Jsonb(dict(i.metadata)) for i in items],
         "item_created_at": [i.created for i in items],
+        "item_billed": [Jsonb([[t.unit_amount_cents, t.quantity] for t in i.billed]) for i in items],
     }
 
 
@@ -118,6 +125,9 @@ def invoice_params(invoices: Sequence[Invoice]) -> dict[str, Any]:
         "inv_first_failed_at": [i.first_failed_at for i in invoices],
         "inv_merchant_fees": [i.merchant_fee_cents for i in invoices],
         "inv_merchant_nets": [i.merchant_net_cents for i in invoices],
+        "inv_credit_applied": [i.credit_applied_cents for i in invoices],
+        "inv_amount_due": [i.amount_due_cents for i in invoices],
+        "inv_failure_codes": [i.failure_code for i in invoices],
     }
 
 
@@ -138,9 +148,9 @@ def credit_params(invoices: Sequence[Invoice]) -> dict[str, Any]:
     return {
         "cr_invoice_ids": [i.id for i in paid],
         "cr_currencies": [i.currency for i in paid],
-        "cr_totals": [i.total_cents for i in paid],
+        "cr_totals": [i.charged_cents for i in paid],
         "cr_fees": [i.merchant_fee_cents for i in paid],
-        "cr_taxes": [i.tax_cents for i in paid],
+        "cr_taxes": [i.tax_share_cents for i in paid],
         "cr_nets": [i.merchant_net_cents for i in paid],
         "cr_created_at": [i.paid_at for i in paid],
     }
@@ -201,6 +211,7 @@ def item_from_row(row: dict[str, Any], environment: Environment) -> Subscription
         removed_at=row["removed_at"],
         metadata=dict(row["metadata"]),
         created=row["created_at"],
+        billed=tuple(BilledTranche(int(unit), int(quantity)) for unit, quantity in row["billed"]),
     )
 
 
@@ -250,6 +261,9 @@ def invoice_from_row(row: dict[str, Any]) -> Invoice:
         first_failed_at=row["first_failed_at"],
         merchant_fee_cents=row["merchant_fee_cents"],
         merchant_net_cents=row["merchant_net_cents"],
+        credit_applied_cents=row["credit_applied_cents"],
+        amount_due_cents=row["amount_due_cents"],
+        failure_code=row["failure_code"],
     )
 
 
@@ -287,6 +301,13 @@ def subscription_from_row(
         created=row["created_at"],
         idempotency_key=row["idempotency_key"],
         unpaid_at=row["unpaid_at"],
+        cancel_refund=row["cancel_refund"],
+        cancel_refund_key=row["cancel_refund_key"],
+        pending_cancel_refund=(
+            PendingCancelRefund(row["cancel_refund_charge"], row["cancel_refund_cents"])
+            if row["cancel_refund_cents"] is not None
+            else None
+        ),
         notices=notices,
         items=items,
         prorations=prorations,

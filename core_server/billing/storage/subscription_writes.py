@@ -55,13 +55,15 @@ INSERT INTO subscriptions (
   id, merchant_id, environment, customer_id, price_id, currency, billing_interval, interval_count, status,
   collection_method, tax_rate_id, trial_start, trial_end, billing_anchor, period_index, current_period_start,
   current_period_end, cancel_at_period_end, canceled_at, cancel_reason, paused_at, unpaid_at, latest_invoice,
-  metadata, idempotency_key, created_at)
+  metadata, idempotency_key, created_at, cancel_refund, cancel_refund_key, cancel_refund_charge,
+  cancel_refund_cents)
 SELECT
   %(id)s, %(merchant_id)s, %(environment)s, %(customer_id)s, %(price_id)s, %(currency)s, %(interval)s,
   %(interval_count)s, %(status)s, %(collection_method)s, %(tax_rate_id)s, %(trial_start)s, %(trial_end)s,
   %(billing_anchor)s, %(period_index)s, %(current_period_start)s, %(current_period_end)s,
   %(cancel_at_period_end)s, %(canceled_at)s, %(cancel_reason)s, %(paused_at)s, %(unpaid_at)s,
-  %(latest_invoice)s, %(metadata)s, %(idempotency_key)s, %(created_at)s"""
+  %(latest_invoice)s, %(metadata)s, %(idempotency_key)s, %(created_at)s, %(cancel_refund)s,
+  %(cancel_refund_key)s, %(cancel_refund_charge)s, %(cancel_refund_cents)s"""
 
 # The fenced update: every column a trigger may change (never the owner, customer, currency, interval,
 # key or creation time, nor the billing run's claim), only while this process's fence token is the row's.
@@ -73,7 +75,9 @@ _UPDATE_SUBSCRIPTION = """
          current_period_start = %(current_period_start)s, current_period_end = %(current_period_end)s,
          cancel_at_period_end = %(cancel_at_period_end)s, canceled_at = %(canceled_at)s,
          cancel_reason = %(cancel_reason)s, paused_at = %(paused_at)s, unpaid_at = %(unpaid_at)s,
-         latest_invoice = %(latest_invoice)s, metadata = %(metadata)s, version = version + 1,
+         latest_invoice = %(latest_invoice)s, metadata = %(metadata)s, cancel_refund = %(cancel_refund)s,
+         cancel_refund_key = %(cancel_refund_key)s, cancel_refund_charge = %(cancel_refund_charge)s,
+         cancel_refund_cents = %(cancel_refund_cents)s, version = version + 1,
          updated_at = now()
    WHERE id = %(id)s AND fence_token = %(fence)s"""
 
@@ -82,23 +86,23 @@ _SAVE_ITEMS = """
 saved_items AS (
   INSERT INTO subscription_items (id, subscription_id, price_id, unit_amount_cents, quantity, status,
                                   proration_behavior, proration_amount_cents, is_base_item, added_at,
-                                  removed_at, metadata, created_at)
+                                  removed_at, metadata, created_at, billed)
   SELECT i.id, written_row.id, i.price_id, i.unit_amount_cents, i.quantity, i.status, i.behavior,
-         i.proration_amount, i.is_base, i.added_at, i.removed_at, i.metadata, i.created_at
+         i.proration_amount, i.is_base, i.added_at, i.removed_at, i.metadata, i.created_at, i.billed
     FROM written_row,
          unnest(%(item_ids)s::text[], %(item_price_ids)s::text[], %(item_unit_amounts)s::bigint[],
                 %(item_quantities)s::integer[], %(item_statuses)s::text[], %(item_behaviors)s::text[],
                 %(item_proration_amounts)s::bigint[], %(item_is_base)s::boolean[],
                 %(item_added_at)s::timestamptz[], %(item_removed_at)s::timestamptz[],
-                %(item_metadata)s::jsonb[], %(item_created_at)s::timestamptz[])
+                %(item_metadata)s::jsonb[], %(item_created_at)s::timestamptz[], %(item_billed)s::jsonb[])
            AS i(id, price_id, unit_amount_cents, quantity, status, behavior, proration_amount, is_base,
-                added_at, removed_at, metadata, created_at)
+                added_at, removed_at, metadata, created_at, billed)
   ON CONFLICT (id) DO UPDATE
      SET price_id = EXCLUDED.price_id, unit_amount_cents = EXCLUDED.unit_amount_cents,
          quantity = EXCLUDED.quantity, status = EXCLUDED.status,
          proration_behavior = EXCLUDED.proration_behavior,
          proration_amount_cents = EXCLUDED.proration_amount_cents, removed_at = EXCLUDED.removed_at,
-         metadata = EXCLUDED.metadata
+         metadata = EXCLUDED.metadata, billed = EXCLUDED.billed
    WHERE subscription_items.subscription_id = EXCLUDED.subscription_id
   RETURNING 1
 )"""
@@ -132,11 +136,12 @@ saved_invoices AS (
   INSERT INTO invoices (id, merchant_id, environment, subscription_id, customer_id, currency, lines,
                         subtotal_cents, tax_cents, total_cents, tax_rate_id, status, billing_reason,
                         period_start, period_end, attempt_count, next_attempt_at, charge_id, paid_at,
-                        created_at, first_failed_at, merchant_fee_cents, merchant_net_cents)
+                        created_at, first_failed_at, merchant_fee_cents, merchant_net_cents,
+                        credit_applied_cents, amount_due_cents, failure_code)
   SELECT v.id, v.merchant_id, v.environment, written_row.id, v.customer_id, v.currency, v.lines,
          v.subtotal, v.tax, v.total, v.tax_rate_id, v.status, v.reason, v.period_start, v.period_end,
          v.attempts, v.next_attempt_at, v.charge_id, v.paid_at, v.created_at, v.first_failed_at,
-         v.merchant_fee, v.merchant_net
+         v.merchant_fee, v.merchant_net, v.credit_applied, v.amount_due, v.failure_code
     FROM written_row,
          unnest(%(inv_ids)s::text[], %(inv_merchant_ids)s::text[], %(inv_environments)s::text[],
                 %(inv_customer_ids)s::text[], %(inv_currencies)s::text[], %(inv_lines)s::jsonb[],
@@ -146,16 +151,19 @@ saved_invoices AS (
                 %(inv_attempts)s::integer[], %(inv_next_attempts)s::timestamptz[],
                 %(inv_charge_ids)s::text[], %(inv_paid_at)s::timestamptz[], %(inv_created_at)s::timestamptz[],
                 %(inv_first_failed_at)s::timestamptz[], %(inv_merchant_fees)s::bigint[],
-                %(inv_merchant_nets)s::bigint[])
+                %(inv_merchant_nets)s::bigint[], %(inv_credit_applied)s::bigint[],
+                %(inv_amount_due)s::bigint[], %(inv_failure_codes)s::text[])
            AS v(id, merchant_id, environment, customer_id, currency, lines, subtotal, tax, total,
                 tax_rate_id, status, reason, period_start, period_end, attempts, next_attempt_at, charge_id,
-                paid_at, created_at, first_failed_at, merchant_fee, merchant_net)
+                paid_at, created_at, first_failed_at, merchant_fee, merchant_net, credit_applied, amount_due,
+                failure_code)
   ON CONFLICT (id) DO UPDATE
      SET status = EXCLUDED.status, attempt_count = EXCLUDED.attempt_count,
          next_attempt_at = EXCLUDED.next_attempt_at, charge_id = EXCLUDED.charge_id,
          paid_at = EXCLUDED.paid_at, first_failed_at = EXCLUDED.first_failed_at,
          merchant_fee_cents = EXCLUDED.merchant_fee_cents, merchant_net_cents = EXCLUDED.merchant_net_cents,
-         updated_at = now()
+         credit_applied_cents = EXCLUDED.credit_applied_cents, amount_due_cents = EXCLUDED.amount_due_cents,
+         failure_code = EXCLUDED.failure_code, updated_at = now()
    WHERE invoices.subscription_id = EXCLUDED.subscription_id
   RETURNING id
 )"""

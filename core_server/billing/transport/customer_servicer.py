@@ -8,10 +8,15 @@ import grpc
 from connect.v1 import customer_pb2, customer_service_pb2_grpc
 from connect.v1 import customer_service_pb2 as pb
 
+from core_server.billing.application.customer_balances import (
+    CustomerBalanceService,
+    balance_transaction_json,
+)
 from core_server.billing.application.customer_view import customer_json
 from core_server.billing.application.customers import CustomerService
 from core_server.billing.application.payment_method_view import payment_method_json
 from core_server.billing.application.payment_methods import PaymentMethodService
+from core_server.billing.domain.credit_balance import CustomerBalanceTransaction
 from core_server.billing.domain.customer import ADDRESS_PARTS, Customer
 from core_server.billing.domain.payment_method import PaymentMethod
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner
@@ -46,12 +51,25 @@ def _serialized(response: Any) -> bytes:
     return bytes(response.SerializeToString())
 
 
+def balance_transaction_to_pb(
+    transaction: CustomerBalanceTransaction,
+) -> customer_pb2.CustomerBalanceTransaction:
+    return customer_pb2.CustomerBalanceTransaction(
+        id=transaction.id, object_json=balance_transaction_json(transaction)
+    )
+
+
 class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
     def __init__(
-        self, customers: CustomerService, payment_methods: PaymentMethodService, runner: IdempotentRunner
+        self,
+        customers: CustomerService,
+        payment_methods: PaymentMethodService,
+        balances: CustomerBalanceService,
+        runner: IdempotentRunner,
     ) -> None:
         self._customers = customers
         self._methods = payment_methods
+        self._balances = balances
         self._runner = runner
 
     @rpc
@@ -170,4 +188,45 @@ class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
 
         return await idempotent_rpc(
             self._runner, context, request, pb.DetachPaymentMethodResponse, build, operation
+        )
+
+    @rpc
+    async def ListCustomerBalanceTransactions(
+        self, request: pb.ListCustomerBalanceTransactionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListCustomerBalanceTransactionsResponse:
+        page = await self._balances.list(
+            owner_from_caller(request.caller),
+            request.customer_id,
+            limit=request.limit if request.HasField("limit") else 0,
+            starting_after=request.starting_after or None,
+        )
+        return pb.ListCustomerBalanceTransactionsResponse(
+            transactions=[balance_transaction_to_pb(t) for t in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count or 0,
+        )
+
+    @rpc
+    async def CreateCustomerBalanceTransaction(
+        self, request: pb.CreateCustomerBalanceTransactionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CreateCustomerBalanceTransactionResponse:
+        async def operation(
+            owner: Owner, claim: Claim[CustomerBalanceTransaction] | None
+        ) -> CustomerBalanceTransaction:
+            return await self._balances.adjust(
+                owner,
+                request.customer_id,
+                amount_cents=request.amount_cents,
+                currency=request.currency,
+                description=_optional(request, "description"),
+                claim=claim,
+            )
+
+        def build(transaction: CustomerBalanceTransaction) -> pb.CreateCustomerBalanceTransactionResponse:
+            return pb.CreateCustomerBalanceTransactionResponse(
+                transaction=balance_transaction_to_pb(transaction)
+            )
+
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CreateCustomerBalanceTransactionResponse, build, operation
         )

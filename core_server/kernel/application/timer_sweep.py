@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -35,6 +35,12 @@ class DueWork(Protocol):
         """Applies the timer through the entity's actor; True when it changed something."""
 
 
+NextWake = Callable[[datetime], Awaitable[datetime]]
+"""The next real moment at which work falls due on a fixed schedule (00:00 of some clock)."""
+WAKE_LATE = 1.0
+"""Seconds after a scheduled wake the pass starts, so the moment has surely passed on every clock."""
+
+
 class TimerSweep:
     def __init__(
         self,
@@ -47,10 +53,13 @@ class TimerSweep:
         batch: int = BATCH,
         parallel: int = PARALLEL,
         exclusive: bool = True,
+        next_wake: NextWake | None = None,
     ) -> None:
         """`exclusive`: one core at a time scans (a Redis lease per pass). Work whose `find_due` claims
         its batch itself (`FOR UPDATE SKIP LOCKED`) passes False, so every core drains the backlog at
-        once, each its own batches."""
+        once, each its own batches. `next_wake`: work due at fixed moments (daily notices and payouts at
+        00:00 of each merchant's clock, DESIGN §10.4) also wakes the sweep then, not only every
+        `interval` from process start."""
         self.name = name
         self._work = work
         self._clock = clock
@@ -59,6 +68,7 @@ class TimerSweep:
         self._batch = batch
         self._parallel = parallel
         self._exclusive = exclusive
+        self._next_wake = next_wake
 
     async def run_once(self, owner: Owner | None = None, lease: EntityLease | None = None) -> int:
         """Drains everything due (or only `owner`'s, after its clock moved); returns the changes.
@@ -111,4 +121,15 @@ class TimerSweep:
             except Exception:  # noqa: BLE001 - the sweep must survive outages and try again
                 logger.exception("%s failed; retrying in %.0f s", self.name, self.interval)
             # Sleeps between passes; cancelled at shutdown.
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(await self._pause())
+
+    async def _pause(self) -> float:
+        """Until the next pass: the interval, or less when a scheduled moment comes first."""
+        if self._next_wake is None:
+            return self.interval
+        now = self._clock.now()
+        try:
+            wake = await self._next_wake(now)
+        except Exception:  # noqa: BLE001 - an outage: the interval still brings the next pass
+            return self.interval
+        return min(self.interval, max(WAKE_LATE, (wake - now).total_seconds() + WAKE_LATE))

@@ -61,10 +61,13 @@ def check_positive(amount: int, param: str = "amount") -> None:
 
 
 def format_amount(amount: int, currency: str) -> str:
-    """`$1,234.56`, `¥1,234`, `CHF 1,234.00`: thousands grouped with commas (DESIGN §5a)."""
+    """`$1,234.56`, `¥1,234`, `CHF 1,234.00`, `-$15.50`: thousands grouped with commas (DESIGN §5a)."""
     code = currency.lower()
     prefix = CURRENCY_PREFIX[code]
+    # A credit is negative: the sign goes before the symbol, and the digits are those of |amount|
+    # (divmod of a negative number would give −1,550 as "$-16.50").
+    sign = "-" if amount < 0 else ""
     if code in ZERO_DECIMAL_CURRENCIES:
-        return f"{prefix}{amount:,}"
-    major, minor = divmod(amount, 100)
-    return f"{prefix}{major:,}.{minor:02d}"
+        return f"{sign}{prefix}{abs(amount):,}"
+    major, minor = divmod(abs(amount), 100)
+    return f"{sign}{prefix}{major:,}.{minor:02d}"

@@ -7,7 +7,7 @@ drops its whole cache (and drops it again after reconnecting, since a NOTIFY may
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
@@ -28,6 +28,17 @@ WITH stored AS (
 SELECT pg_notify('test_clocks', %(merchant_id)s), pg_notify('webhook_deliveries', '') FROM stored
 """
 assert CLOCK_CHANNEL in _SET and DELIVERY_CHANNEL in _SET
+# The first real moment after %(now)s at which some sandbox clock reaches 00:00 UTC (its next midnight
+# less its offset); NULL without sandbox clocks.
+_NEXT_TEST_MIDNIGHT = """
+SELECT min(date_trunc('day', %(now)s::timestamptz + time_offset, 'UTC') + interval '24 hours' - time_offset)
+       AS at
+  FROM test_clocks"""
+
+
+def next_midnight_after(moment: datetime) -> datetime:
+    """The first 00:00 UTC strictly after `moment`."""
+    return datetime.combine(moment.astimezone(UTC).date(), time(0), tzinfo=UTC) + timedelta(days=1)
 
 
 class PgClockOffsets:
@@ -54,6 +65,16 @@ class PgClockOffsets:
         async with self._pool.connection() as conn:
             await conn.execute(_SET, {"merchant_id": merchant_id, "offset": offset})
         self.forget()
+
+    @wraps_psycopg_errors
+    async def next_midnight(self, real_now: datetime) -> datetime:
+        """The next real moment at which real time or any merchant's sandbox clock passes 00:00 UTC: when
+        daily work (notices, payouts) falls due somewhere (DESIGN §10.4)."""
+        real = next_midnight_after(real_now)
+        async with self._pool.connection() as conn:
+            row = await (await conn.execute(_NEXT_TEST_MIDNIGHT, {"now": real_now})).fetchone()
+        sandbox: datetime | None = row["at"] if row else None
+        return real if sandbox is None else min(real, sandbox)
 
     def forget(self) -> None:
         """Called on every NOTIFY of CLOCK_CHANNEL and after the listener reconnects."""

@@ -3,7 +3,8 @@
 Two proofs. The balance: what GET /balance shows (available + pending, split at the merchant's now)
 equals the plain sum of the rows' `net`, and each row adds up (`net = amount − fee − tax`). Coverage:
 every movement recorded elsewhere has its row with the same amounts — each capture of a checkout charge
-(`charge`), each refund, each dispute and each won dispute, each PAID invoice (`subscription`), each
+(`charge`), each refund, each dispute and each won dispute (with the tax share it returns, recomputed
+from its charge: DESIGN §10.2), each PAID invoice (`subscription`), each
 payout (`payout`) and each failed one (`payout_failure`) — no movement row is left without its source,
 and the rows a payout settled add up to its amount. A finding names what broke and where, so an
 operator can look at that one object.
@@ -28,6 +29,10 @@ class FindingKind(enum.Enum):
     """net ≠ amount − fee − tax."""
     BALANCE_MISMATCH = "balance_mismatch"
     """The balance shown differs from the sum of the rows."""
+    CREDIT_MISMATCH = "credit_mismatch"
+    """A customer credit balance (DESIGN §10.1) other than the sum of its transactions, a transaction
+    whose ending balance breaks the chain, or an invoice whose credit applied, due or credit differs
+    from the balance transactions it wrote."""
 
 
 @dataclass(frozen=True, slots=True)

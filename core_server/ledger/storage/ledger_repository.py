@@ -86,28 +86,55 @@ SELECT bt.merchant_id, bt.environment, bt.currency,
  ORDER BY bt.merchant_id, bt.environment, bt.currency
 """
 
+
+def _share(value: str, part: str, whole: str) -> str:
+    """SQL of kernel `share_half_up`: round_half_up(value × part / whole) in bigint arithmetic, exactly
+    as the core computed it (no numeric division whose scale could round a near-half the wrong way).
+    Every operand must be bigint: a numeric one (a `sum`) would make `/` a fraction, not a floor."""
+    return f"((2 * {value} * ({part}) + {whole}) / (2 * {whole}))"
+
+
+def _returned_tax(charge: str, before: str, amount: str) -> str:
+    """SQL of kernel `returned_tax`: the tax share `amount` hands back after `before` was returned."""
+    tax, captured = f"{charge}.tax_amount_cents", f"{charge}.amount_captured"
+    return f"({_share(tax, f'{before} + {amount}', captured)} - {_share(tax, before, captured)})"
+
+
 # Every movement recorded in its own table, with the row it must have. `fee` NULL: not compared (a paid
-# invoice's fee may have been capped when booked).
-_FINDINGS = """
+# invoice's fee may have been capped when booked). A refund or dispute of a charge that paid an invoice
+# returns its tax share (DESIGN §10.2): a refund's, cumulatively over the charge's refunds in the order
+# they were made (`seq`); a dispute's, on top of the refunds before it (captured − amount at stake) —
+# so each row's tax is recomputed from the movements alone, as Charge.refund and Charge.dispute_tax did.
+_FINDINGS = f"""
 WITH expected AS (
   SELECT c.merchant_id, c.environment, 'charge' AS type, c.id AS source, c.amount_captured AS amount,
          c.fee_amount_cents AS fee, 0::bigint AS tax, c.currency
     FROM charges c
    WHERE c.amount_captured IS NOT NULL AND c.invoice_id IS NULL
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'refund', r.id, -r.amount, 0, 0, r.currency
-    FROM refunds r JOIN charges c ON c.id = r.charge_id
+  SELECT c.merchant_id, c.environment, 'refund', r.id, -r.amount, 0,
+         -{_returned_tax("c", "r.through - r.amount", "r.amount")}, r.currency
+    FROM (SELECT refunds.*, (sum(amount) OVER (PARTITION BY charge_id ORDER BY seq))::bigint AS through
+            FROM refunds) r
+    JOIN charges c ON c.id = r.charge_id
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'dispute', d.id, -d.amount, d.fee, 0, d.currency
+  SELECT c.merchant_id, c.environment, 'dispute', d.id, -d.amount, d.fee,
+         -{_returned_tax("c", "c.amount_captured - d.amount", "d.amount")}, d.currency
     FROM disputes d JOIN charges c ON c.id = d.charge_id
   UNION ALL
-  SELECT c.merchant_id, c.environment, 'dispute_won', d.id, d.amount, -d.fee, 0, d.currency
+  SELECT c.merchant_id, c.environment, 'dispute_won', d.id, d.amount, -d.fee,
+         {_returned_tax("c", "c.amount_captured - d.amount", "d.amount")}, d.currency
     FROM disputes d JOIN charges c ON c.id = d.charge_id
    WHERE d.status = 'won'
   UNION ALL
-  SELECT i.merchant_id, i.environment, 'subscription', i.id, i.total_cents, NULL, i.tax_cents, i.currency
+  SELECT i.merchant_id, i.environment, 'subscription', i.id, charged.amount, NULL,
+         CASE WHEN i.total_cents > 0 AND i.tax_cents > 0
+              THEN {_share("i.tax_cents", "least(charged.amount, i.total_cents)", "i.total_cents")}
+              ELSE 0 END,
+         i.currency
     FROM invoices i
-   WHERE i.status = 'PAID'
+   CROSS JOIN LATERAL (SELECT coalesce(i.amount_due_cents, i.total_cents) AS amount) charged
+   WHERE i.status = 'PAID' AND i.charge_id IS NOT NULL
   UNION ALL
   SELECT p.merchant_id, p.environment, 'payout', p.id, -p.amount, 0, 0, p.currency
     FROM payouts p
@@ -171,6 +198,35 @@ SELECT 'row_does_not_add_up', merchant_id, environment, currency, id,
        'net ' || net || ' ≠ amount ' || amount || ' − fee ' || fee || ' − tax ' || tax
   FROM balance_transactions
  WHERE net <> amount - fee - tax
+UNION ALL
+SELECT 'credit_mismatch', b.merchant_id, b.environment, b.currency, b.customer_id,
+       'customer balance ' || b.balance_cents || ' ≠ the sum of its transactions ' || coalesce(t.sum, 0)
+  FROM customer_balances b
+  LEFT JOIN LATERAL (SELECT sum(amount_cents)::bigint AS sum FROM customer_balance_transactions
+                      WHERE customer_id = b.customer_id AND currency = b.currency) t ON true
+ WHERE b.balance_cents <> coalesce(t.sum, 0)
+UNION ALL
+SELECT 'credit_mismatch', t.merchant_id, t.environment, t.currency, t.id,
+       'ending balance ' || t.ending_balance_cents || ' ≠ the running sum ' || t.running
+  FROM (SELECT cbt.*, (sum(amount_cents) OVER (PARTITION BY customer_id, currency ORDER BY seq))::bigint
+                      AS running
+          FROM customer_balance_transactions cbt) t
+ WHERE t.ending_balance_cents <> t.running
+UNION ALL
+SELECT 'credit_mismatch', i.merchant_id, i.environment, i.currency, i.id,
+       'credit applied ' || coalesce(i.credit_applied_cents, 0) || ', total ' || i.total_cents || ', due '
+       || coalesce(i.amount_due_cents::text, 'unset') || ' ≠ its balance transactions: applied '
+       || moved.applied || ', credited ' || moved.credited
+  FROM invoices i
+ CROSS JOIN LATERAL (
+   SELECT coalesce(-sum(amount_cents) FILTER (WHERE type = 'applied_to_invoice'), 0)::bigint AS applied,
+          coalesce(sum(amount_cents) FILTER (WHERE type = 'invoice_credit'), 0)::bigint AS credited
+     FROM customer_balance_transactions WHERE invoice_id = i.id) moved
+ WHERE i.amount_due_cents IS NOT NULL
+   AND (moved.applied <> coalesce(i.credit_applied_cents, 0)
+        OR i.amount_due_cents <> greatest(i.total_cents, 0) - coalesce(i.credit_applied_cents, 0)
+        OR moved.credited <> CASE WHEN i.status = 'VOID' THEN coalesce(i.credit_applied_cents, 0)
+                                  ELSE greatest(-i.total_cents, 0) END)
 ORDER BY 2, 3, 4, 5
 LIMIT %(limit)s
 """

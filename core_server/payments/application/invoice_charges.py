@@ -11,6 +11,7 @@ charge is written like a decline, so dunning counts it and moves on, and nothing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
 from core_server.kernel.domain.environment import Environment
@@ -65,6 +66,11 @@ class InvoiceChargeRequest:
     description: str
     customer_email: str | None
     source: VaultedSource
+    tax_cents: int = 0
+    """The invoice's tax share of `amount` (DESIGN §10.2: kernel `invoice_tax_share(invoice tax, invoice
+    total, amount)`), stored on the charge so its refunds and disputes return it to the customer."""
+    at: datetime | None = None
+    """When the attempt counts as made (a billing step replayed by a clock advance); None: now."""
 
 
 _UNCONFIGURED_FAILURE = PaymentOutcome(
@@ -131,9 +137,10 @@ class InvoiceCharges:
             customer_email=request.customer_email,
             method=method,
             details=details,
+            tax=request.tax_cents,
         )
         # The merchant's clock, after the processor answered: the charge is timed when it was decided.
-        now = (await self._clocks.resolve(request.merchant_id, request.environment)).now()
+        now = request.at or (await self._clocks.resolve(request.merchant_id, request.environment)).now()
         for charge_id in id_candidates("ch_", 32):
             charge = invoice_charge(
                 charge_id, request.merchant_id, request.environment, payment, outcome, now

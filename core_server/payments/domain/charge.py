@@ -19,17 +19,18 @@ from connect import errors
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
 from core_server.kernel.domain.events import DomainEvent
+from core_server.kernel.domain.fees import net_amount, transaction_fee
 from core_server.kernel.domain.ledger import (
     LedgerEntry,
     capture_entry,
     dispute_entry,
     dispute_won_entry,
     refund_entry,
+    returned_tax,
 )
 from core_server.kernel.domain.money import check_positive
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.events import ChargeEventType
-from core_server.payments.domain.fees import net_amount, transaction_fee
 from core_server.payments.domain.payment import PaymentDetails, PaymentMethodType, PaymentOutcome
 from core_server.payments.domain.refund import Refund, check_reason
 
@@ -90,6 +91,9 @@ class Charge:
     invoice_id: str | None = None
     """Set on the charge of an invoice's payment attempt (DESIGN §9), with its attempt number."""
     invoice_attempt: int | None = None
+    tax: int = 0
+    """The tax share this charge collected for its invoice (DESIGN §10.2; 0 for every other charge): kept
+    out of the merchant's net when booked, so refunds and disputes hand it back (`returned_tax`)."""
     payment_method: PaymentMethodType | None = None
     payment_details: PaymentDetails | None = None
     transaction_id: str | None = None
@@ -276,7 +280,11 @@ class Charge:
         self.pending_ledger.append(capture_entry(self.id, captured, self.fee, self.currency, _second(now)))
 
     def refund(self, refund_id: str, amount: int | None, reason: str | None, now: datetime) -> Refund:
-        """captured/partially_refunded → partially_refunded or refunded; never above the captured amount."""
+        """captured/partially_refunded → partially_refunded or refunded; never above the captured amount.
+
+        The refund row returns the refunded part's tax share, cumulatively over the charge's refunds
+        (`returned_tax`): a charge's refunds together never return more tax than it collected.
+        """
         if amount is not None:
             check_positive(amount)
         check_reason(reason)
@@ -305,7 +313,8 @@ class Charge:
             created=now.replace(microsecond=0),
         )
         self.refunds.append(refund)
-        self.pending_ledger.append(refund_entry(refund_id, refund_amount, self.currency, refund.created))
+        tax = returned_tax(self.tax, self.amount_captured or 0, self.amount_refunded, refund_amount)
+        self.pending_ledger.append(refund_entry(refund_id, refund_amount, tax, self.currency, refund.created))
         self.amount_refunded += refund_amount
         if self.remaining_refundable == 0:
             self.status = ChargeStatus.REFUNDED
@@ -328,7 +337,8 @@ class Charge:
         """captured/partially_refunded → disputed; the amount at stake is captured − refunded.
 
         One dispute per charge, as with card networks: a charge back in `captured` after a won dispute
-        cannot be disputed again (the dispute stays its `dispute`)."""
+        cannot be disputed again (the dispute stays its `dispute`). The dispute row returns the tax share
+        of the amount at stake on top of the refunds before it (`dispute_tax`)."""
         if self.status not in REFUNDABLE_STATUSES:
             raise StateConflict(
                 f"Only a captured charge can be disputed; this charge is {self.status.value}."
@@ -348,13 +358,21 @@ class Charge:
         self.disputed_at = now
         dispute = self.dispute
         self.pending_ledger.append(
-            dispute_entry(dispute.id, dispute.amount, dispute.fee, self.currency, dispute.created)
+            dispute_entry(
+                dispute.id,
+                dispute.amount,
+                dispute.fee,
+                self.dispute_tax(dispute),
+                self.currency,
+                dispute.created,
+            )
         )
         self._emit(ChargeEventType.DISPUTED, now)
         return dispute
 
     def close_dispute(self, outcome: str, now: datetime) -> Dispute:
-        """won → back to the status before the dispute, amount and fee returned; lost → stays disputed."""
+        """won → back to the status before the dispute, amount, fee and tax share returned; lost → stays
+        disputed."""
         if self.dispute is None:
             raise StateConflict("This charge has no dispute.")
         self.dispute = self.dispute.close(outcome)
@@ -362,9 +380,19 @@ class Charge:
             self.status = ChargeStatus(self.dispute.prior_status)
             won = self.dispute
             self.pending_ledger.append(
-                dispute_won_entry(won.id, won.amount, won.fee, self.currency, _second(now))
+                dispute_won_entry(
+                    won.id, won.amount, won.fee, self.dispute_tax(won), self.currency, _second(now)
+                )
             )
         return self.dispute
+
+    def dispute_tax(self, dispute: Dispute) -> int:
+        """The tax share of a dispute's amount: what is left once the refunds before it (captured −
+        amount at stake) returned theirs, so refunds and dispute together return exactly the tax
+        collected. Derived from the dispute alone, so the won row gives back what the dispute row took
+        and the reconciliation recomputes it the same way."""
+        captured = self.amount_captured or 0
+        return returned_tax(self.tax, captured, captured - dispute.amount, dispute.amount)
 
     def _emit(self, event_type: ChargeEventType, now: datetime) -> None:
         self.pending_events.append(DomainEvent(type=event_type.value, object_id=self.id, occurred_at=now))

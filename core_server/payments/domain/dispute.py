@@ -6,9 +6,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
-from core_server.payments.domain.fees import DISPUTE_FEE
 
 DISPUTE_OUTCOMES = frozenset({"won", "lost"})
+
+DISPUTE_FEE = 1500
+"""Spec: dispute fee $15, returned when the dispute is won (in cents)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,12 @@ class InvoicePayment:
     customer_email: str | None
     method: PaymentMethodType
     details: PaymentDetails
+    tax: int = 0
+    """The invoice's tax share of `amount` (kernel `invoice_tax_share`), which refunds hand back."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.tax <= self.amount:
+            raise ValueError("an invoice charge's tax share lies between 0 and its amount")
 
 
 def invoice_charge(
@@ -68,6 +74,7 @@ def invoice_charge(
         customer_email=payment.customer_email,
         invoice_id=payment.invoice_id,
         invoice_attempt=payment.attempt,
+        tax=payment.tax,
         payment_method=payment.method,
         payment_details=payment.details,
         transaction_id=outcome.transaction_id,

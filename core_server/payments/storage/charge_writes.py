@@ -29,18 +29,19 @@ INSERT INTO charges (
   id, merchant_id, environment, amount, currency, status, description, metadata, return_url, cancel_url,
   customer_email, idempotency_key, payment_method, payment_details, transaction_id, failure_code,
   authorized_at, authorization_due_at, amount_captured, fee_amount_cents, net_amount_cents, captured_at,
-  amount_refunded, refunded_at, voided_at, disputed_at, expires_at, created_at, invoice_id, invoice_attempt)
+  amount_refunded, refunded_at, voided_at, disputed_at, expires_at, created_at, invoice_id, invoice_attempt,
+  tax_amount_cents)
 SELECT
   %(id)s, %(merchant_id)s, %(environment)s, %(amount)s, %(currency)s, %(status)s, %(description)s,
   %(metadata)s, %(return_url)s, %(cancel_url)s, %(customer_email)s, %(idempotency_key)s, %(payment_method)s,
   %(payment_details)s, %(transaction_id)s, %(failure_code)s, %(authorized_at)s, %(authorization_due_at)s,
   %(amount_captured)s, %(fee_amount_cents)s, %(net_amount_cents)s, %(captured_at)s, %(amount_refunded)s,
   %(refunded_at)s, %(voided_at)s, %(disputed_at)s, %(expires_at)s, %(created_at)s, %(invoice_id)s,
-  %(invoice_attempt)s"""
+  %(invoice_attempt)s, %(tax_amount_cents)s"""
 
 # The fenced update: every column a transition may change (never the owner, amount, currency, urls,
-# key, invoice or creation time), only while this process's fence token is the row's (fenced_save makes it the
-# `written_row` CTE).
+# key, invoice, tax share or creation time), only while this process's fence token is the row's
+# (fenced_save makes it the `written_row` CTE).
 _UPDATE_CHARGE = """
   UPDATE charges
      SET status = %(status)s, description = %(description)s, metadata = %(metadata)s,

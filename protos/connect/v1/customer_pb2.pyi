@@ -60,3 +60,11 @@ class VaultCardInput(_message.Message):
     exp_year: int
     cvc: str
     def __init__(self, number: _Optional[str] = ..., exp_month: _Optional[int] = ..., exp_year: _Optional[int] = ..., cvc: _Optional[str] = ...) -> None: ...
+
+class CustomerBalanceTransaction(_message.Message):
+    __slots__ = ("id", "object_json")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., object_json: _Optional[str] = ...) -> None: ...

@@ -162,3 +162,47 @@ class DetachPaymentMethodResponse(_message.Message):
     PAYMENT_METHOD_FIELD_NUMBER: _ClassVar[int]
     payment_method: _customer_pb2.PaymentMethod
     def __init__(self, payment_method: _Optional[_Union[_customer_pb2.PaymentMethod, _Mapping]] = ...) -> None: ...
+
+class ListCustomerBalanceTransactionsRequest(_message.Message):
+    __slots__ = ("caller", "customer_id", "limit", "starting_after")
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    CUSTOMER_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
+    caller: _common_pb2.Caller
+    customer_id: str
+    limit: int
+    starting_after: str
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., customer_id: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
+
+class ListCustomerBalanceTransactionsResponse(_message.Message):
+    __slots__ = ("transactions", "has_more", "total_count")
+    TRANSACTIONS_FIELD_NUMBER: _ClassVar[int]
+    HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    transactions: _containers.RepeatedCompositeFieldContainer[_customer_pb2.CustomerBalanceTransaction]
+    has_more: bool
+    total_count: int
+    def __init__(self, transactions: _Optional[_Iterable[_Union[_customer_pb2.CustomerBalanceTransaction, _Mapping]]] = ..., has_more: _Optional[bool] = ..., total_count: _Optional[int] = ...) -> None: ...
+
+class CreateCustomerBalanceTransactionRequest(_message.Message):
+    __slots__ = ("caller", "customer_id", "amount_cents", "currency", "description", "idempotency")
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    CUSTOMER_ID_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_CENTS_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_FIELD_NUMBER: _ClassVar[int]
+    caller: _common_pb2.Caller
+    customer_id: str
+    amount_cents: int
+    currency: str
+    description: str
+    idempotency: _common_pb2.Idempotency
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., customer_id: _Optional[str] = ..., amount_cents: _Optional[int] = ..., currency: _Optional[str] = ..., description: _Optional[str] = ..., idempotency: _Optional[_Union[_common_pb2.Idempotency, _Mapping]] = ...) -> None: ...
+
+class CreateCustomerBalanceTransactionResponse(_message.Message):
+    __slots__ = ("transaction",)
+    TRANSACTION_FIELD_NUMBER: _ClassVar[int]
+    transaction: _customer_pb2.CustomerBalanceTransaction
+    def __init__(self, transaction: _Optional[_Union[_customer_pb2.CustomerBalanceTransaction, _Mapping]] = ...) -> None: ...

@@ -70,6 +70,16 @@ class CustomerServiceStub:
                 request_serializer=connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodRequest.SerializeToString,
                 response_deserializer=connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodResponse.FromString,
                 _registered_method=True)
+        self.ListCustomerBalanceTransactions = channel.unary_unary(
+                '/connect.v1.CustomerService/ListCustomerBalanceTransactions',
+                request_serializer=connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsRequest.SerializeToString,
+                response_deserializer=connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsResponse.FromString,
+                _registered_method=True)
+        self.CreateCustomerBalanceTransaction = channel.unary_unary(
+                '/connect.v1.CustomerService/CreateCustomerBalanceTransaction',
+                request_serializer=connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionRequest.SerializeToString,
+                response_deserializer=connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionResponse.FromString,
+                _registered_method=True)
 
 
 class CustomerServiceServicer:
@@ -126,6 +136,20 @@ class CustomerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCustomerBalanceTransactions(self, request, context):
+        """Lists a customer's credit balance transactions, newest first (DESIGN §10.1).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateCustomerBalanceTransaction(self, request, context):
+        """A merchant's adjustment of a customer's credit balance; it may not take the balance below 0.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CustomerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -163,6 +187,16 @@ def add_CustomerServiceServicer_to_server(servicer, server):
                     servicer.DetachPaymentMethod,
                     request_deserializer=connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodRequest.FromString,
                     response_serializer=connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodResponse.SerializeToString,
+            ),
+            'ListCustomerBalanceTransactions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCustomerBalanceTransactions,
+                    request_deserializer=connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsRequest.FromString,
+                    response_serializer=connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsResponse.SerializeToString,
+            ),
+            'CreateCustomerBalanceTransaction': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateCustomerBalanceTransaction,
+                    request_deserializer=connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionRequest.FromString,
+                    response_serializer=connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -355,6 +389,60 @@ class CustomerService:
             '/connect.v1.CustomerService/DetachPaymentMethod',
             connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodRequest.SerializeToString,
             connect_dot_v1_dot_customer__service__pb2.DetachPaymentMethodResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCustomerBalanceTransactions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/connect.v1.CustomerService/ListCustomerBalanceTransactions',
+            connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsRequest.SerializeToString,
+            connect_dot_v1_dot_customer__service__pb2.ListCustomerBalanceTransactionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateCustomerBalanceTransaction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/connect.v1.CustomerService/CreateCustomerBalanceTransaction',
+            connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionRequest.SerializeToString,
+            connect_dot_v1_dot_customer__service__pb2.CreateCustomerBalanceTransactionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -13,9 +13,9 @@ from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import InvalidRequest
+from core_server.kernel.domain.fees import net_amount, transaction_fee
 from core_server.payments.application.invoice_charges import InvoiceChargeRequest, VaultedSource
 from core_server.payments.domain.charge import Charge, ChargeStatus
-from core_server.payments.domain.fees import net_amount, transaction_fee
 from core_server.payments.domain.payment import CardDetails, PaypalDetails
 from core_server.payments.domain.sandbox import SandboxBehaviour, sandbox_token
 from core_server.payments.storage.charge_repository import PgChargeRepository

@@ -247,3 +247,28 @@ async def test_the_backfill_books_movements_made_before_the_ledger_once(core: Co
     assert all(r["available_on"] == r["created_at"] + timedelta(days=2) for r in backfilled)
     assert {r[1] for r in written} == {charge.id, refund.id, dispute.id, subscription.latest_invoice}
     assert (await core.ledger.reconcile()).ok
+
+
+async def test_reconciliation_names_a_customer_balance_other_than_its_transactions(core: Core) -> None:
+    """DESIGN §10.1: a customer's credit balance is the sum of its transactions, each ending balance
+    the running sum; `make reconcile` names a balance or a transaction that breaks either."""
+    owner = await new_owner(core)
+    created = await core.customers.create(
+        owner, email="credit@example.com", name=None, address=None, metadata={}
+    )
+    made = await core.customer_balances.adjust(
+        owner, created.id, amount_cents=2_500, currency="usd", description="Goodwill"
+    )
+    assert made.ending_balance_cents == 2_500
+    assert (await core.customers.get(owner, created.id)).credit_balance == {"usd": 2_500}
+    assert (await core.ledger.reconcile()).ok
+    async with core.pool.connection() as conn:
+        await conn.execute(
+            "UPDATE customer_balances SET balance_cents = 2600 WHERE customer_id = %s", (created.id,)
+        )
+        await conn.execute(
+            "UPDATE customer_balance_transactions SET ending_balance_cents = 1 WHERE id = %s", (made.id,)
+        )
+    report = await core.ledger.reconcile()
+    found = {(f.kind, f.source) for f in report.findings if f.merchant_id == owner.merchant_id}
+    assert found == {(FindingKind.CREDIT_MISMATCH, created.id), (FindingKind.CREDIT_MISMATCH, made.id)}

@@ -216,3 +216,45 @@ async def test_an_invoice_left_open_by_a_crash_is_charged_once_by_the_next_reque
             await conn.execute("SELECT count(*) AS n FROM charges WHERE invoice_id = %s", (stranded.id,))
         ).fetchone()
     assert rows is not None and rows["n"] == 1
+
+
+async def test_a_cancel_refund_cut_short_by_a_crash_is_finished_once_by_the_billing_run(
+    core: Core, clock: SettableClock
+) -> None:
+    """DESIGN §10.2: the cancel and the refund it owes are saved together; a core that dies before the
+    refund leaves it pending, and the billing run makes it — once, whoever else tries too."""
+    owner = await new_owner(core)
+    subscription = await core.subscriptions.create(
+        owner,
+        customer_id=await customer_with_card(core, owner),
+        price_id=await monthly_price(core, owner),
+        collection_method=None,
+        tax_rate_id=None,
+        metadata={},
+    )
+    clock.advance(timedelta(days=10))
+    refunds = core.subscriptions._cancel_refunds  # noqa: SLF001 - the seam the crash cuts
+    made = refunds.make
+
+    async def crash(*_: object) -> str | None:
+        raise RuntimeError("the core died here")
+
+    refunds.make = crash  # type: ignore[method-assign, assignment]
+    try:
+        with pytest.raises(RuntimeError):
+            await core.subscriptions.cancel(owner, subscription.id, at_period_end=False, prorate=True)
+    finally:
+        refunds.make = made  # type: ignore[method-assign]
+    stranded = await core.subscriptions.get(owner, subscription.id)
+    assert stranded.status is SubscriptionStatus.CANCELED and stranded.pending_cancel_refund is not None
+    owed = stranded.pending_cancel_refund.amount_cents
+    clock.advance(timedelta(minutes=2))
+    await core.sweep("billing").run_once()
+    finished = await core.subscriptions.get(owner, subscription.id)
+    assert finished.pending_cancel_refund is None and finished.cancel_refund is not None
+    # Finishing again (a retry of the request racing the run) makes no second refund.
+    again = await core.subscriptions.finish_cancel_refund(owner, subscription.id)
+    assert again.cancel_refund == finished.cancel_refund
+    paid = await core.invoices.get(owner, subscription.latest_invoice or "")
+    charged = await core.charges.get(owner, paid.charge_id or "")
+    assert [(r.id, r.amount) for r in charged.refunds] == [(finished.cancel_refund, owed)]

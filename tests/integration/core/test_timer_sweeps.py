@@ -91,3 +91,19 @@ async def test_dispute_writes_its_event_with_the_state(core: Core) -> None:
     assert [r["type"] for r in rows] == ["charge.created", "charge.completed", "charge.disputed"]
     disputed = rows[-1]["payload"]["data"]["object"]
     assert disputed["status"] == "disputed" and disputed["dispute"]["fee"] == 1500
+
+
+async def test_daily_work_wakes_at_the_next_midnight_of_any_clock(core: Core, clock: SettableClock) -> None:
+    """DESIGN §10.4: notices and payouts fall due at 00:00 of each merchant's clock, so the sweeps wake
+    then — a sandbox clock 5 h ahead reaches midnight at 19:00 real time."""
+    from datetime import UTC, datetime
+
+    from core_server.kernel.storage.clock_offsets import PgClockOffsets
+
+    offsets = PgClockOffsets(core.pool)
+    owner = await new_owner(core)
+    real_now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+    assert await offsets.next_midnight(real_now) <= datetime(2026, 11, 26, tzinfo=UTC)
+    await offsets.set(owner.merchant_id, timedelta(hours=5))
+    wake = await offsets.next_midnight(real_now)
+    assert real_now < wake <= datetime(2026, 11, 25, 19, 0, tzinfo=UTC)

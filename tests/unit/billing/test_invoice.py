@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from core_server.billing.domain.credit_balance import settle_invoice
 from core_server.billing.domain.invoice import (
     BillingReason,
     Invoice,
@@ -90,11 +91,28 @@ def test_totals_sum_the_lines_credits_included_then_apply_the_rate(
     assert invoice_totals(lines, rate) == expected
 
 
-@pytest.mark.parametrize("rate", [None, tax_rate("8.25"), tax_rate("10", inclusive=True)])
-def test_credits_larger_than_the_charges_keep_the_subtotal_but_charge_nothing(rate: TaxRate | None) -> None:
-    # 1000 − 1500 = −500: nothing is charged and no tax arises
+@pytest.mark.parametrize(
+    ("rate", "tax", "total"),
+    [
+        (None, 0, -500),
+        # −500 × 8.25 % = −41.25 → −41 (half-up away from zero), total −541
+        (tax_rate("8.25"), -41, -541),
+        # inclusive: −500 / 1.1 = −454.5454… → −455, so the tax carved out is −45
+        (tax_rate("10", inclusive=True), -45, -500),
+        # −2 × 25 % = −0.5 → −1: a tie rounds away from zero
+    ],
+)
+def test_credits_larger_than_the_charges_keep_their_sign_tax_included(
+    rate: TaxRate | None, tax: int, total: int
+) -> None:
+    # DESIGN §10.1: 1000 − 1500 = −500, and the whole negative total goes to the customer's balance.
     lines = (line(LineKind.SUBSCRIPTION, 1000), line(LineKind.CREDIT, -1500))
-    assert invoice_totals(lines, rate) == TaxAmounts(subtotal=-500, tax=0, total=0)
+    assert invoice_totals(lines, rate) == TaxAmounts(subtotal=-500, tax=tax, total=total)
+
+
+def test_negative_exclusive_tax_rounds_a_tie_away_from_zero() -> None:
+    lines = (line(LineKind.CREDIT, -2),)
+    assert invoice_totals(lines, tax_rate("25")) == TaxAmounts(subtotal=-2, tax=-1, total=-3)
 
 
 def test_credits_equal_to_the_charges_give_a_zero_total() -> None:
@@ -213,9 +231,11 @@ def test_draft_and_open_invoices_can_be_voided(opened: bool) -> None:
     assert invoice.status is InvoiceStatus.VOID
 
 
-def test_a_zero_total_settles_without_a_charge() -> None:
+def test_a_negative_total_settles_without_a_charge() -> None:
     invoice = draft((line(LineKind.SUBSCRIPTION, 1000), line(LineKind.CREDIT, -1200)))
     at = datetime(2026, 5, 1, tzinfo=UTC)
+    invoice.settle(settle_invoice(0, invoice.total_cents))
+    assert (invoice.credit_applied_cents, invoice.amount_due_cents) == (0, 0)
     invoice.settle_without_charge(at)
     assert (invoice.status, invoice.paid_at, invoice.charge_id, invoice.attempt_count) == (
         InvoiceStatus.PAID,
@@ -225,9 +245,20 @@ def test_a_zero_total_settles_without_a_charge() -> None:
     )
 
 
-def test_a_non_zero_total_needs_a_charge() -> None:
+def test_a_due_of_a_charge_or_more_needs_a_charge() -> None:
     with pytest.raises(ValueError):
-        draft().settle_without_charge(datetime(2026, 5, 1, tzinfo=UTC))
+        draft().settle_without_charge(datetime(2026, 5, 1, tzinfo=UTC))  # not settled yet
+    invoice = draft()
+    invoice.settle(settle_invoice(0, invoice.total_cents))
+    with pytest.raises(ValueError):
+        invoice.settle_without_charge(datetime(2026, 5, 1, tzinfo=UTC))
+
+
+def test_a_due_below_a_charge_settles_without_one() -> None:
+    invoice = draft((line(LineKind.SUBSCRIPTION, 1000),))
+    invoice.settle(settle_invoice(980, invoice.total_cents))  # 20 left: carried
+    invoice.settle_without_charge(datetime(2026, 5, 1, tzinfo=UTC))
+    assert invoice.status is InvoiceStatus.PAID and invoice.ledger_entry() is None
 
 
 def test_the_next_attempt_must_come_after_the_failure() -> None:

@@ -10,12 +10,12 @@ import pytest
 
 from core_server.billing.domain.catalog import Price, PriceTerms
 from core_server.billing.domain.invoice import BillingReason, InvoiceStatus, LineKind
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_changes import PriceProration
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.domain.errors import NotFound, ParameterInvalid, StateConflict
+from core_server.kernel.domain.errors import InvalidRequest, NotFound, ParameterInvalid, StateConflict
 
 START = datetime(2026, 1, 1, tzinfo=UTC)  # a 31-day January period: 2 678 400 s
 JANUARY = 31 * 86_400
@@ -55,6 +55,9 @@ def started(base: Price | None = None, now: datetime = START) -> Subscription:
         metadata={},
         now=now,
     )
+    # As a create does: the first period is invoiced (and so billed) at once.
+    for item in subscription.items:
+        item.bill_period()
     subscription.pending_events.clear()
     return subscription
 
@@ -176,12 +179,18 @@ def test_quantity_changes_prorate_the_difference_both_ways() -> None:
     subscription.update_item(item.id, 4, None, None, MID)  # +3 × 1000 × 1/2 = 1500
     subscription.update_item(item.id, 2, None, None, MID)  # −2 × 1000 × 1/2 = −1000
     assert item.proration_amount_cents == 0  # the item's own behaviour is none
+    # 2 → 3 prorated: none of the 2 was billed, so only the one new seat is charged for the rest.
     subscription.update_item(item.id, 3, ItemProration.DEFER_TO_NEXT_CYCLE, None, MID)
     assert [p.line.amount_cents for p in subscription.prorations] == [500]
+    assert item.billed_quantity == 1
+    # 3 → 1: the one billed seat is kept, so nothing billed is given up and nothing is credited.
     subscription.update_item(item.id, 1, None, None, MID)
-    assert [p.line.amount_cents for p in subscription.prorations] == [500, -1000]
+    assert [p.line.amount_cents for p in subscription.prorations] == [500]
+    assert item.quantity == 1 and item.proration_amount_cents == 0
+    # 1 → 0 is a removal: the billed seat's unused half comes back.
+    subscription.remove_item(item.id, True, MID)
+    assert [p.line.amount_cents for p in subscription.prorations] == [500, -500]
     assert subscription.prorations[1].line.kind is LineKind.CREDIT
-    assert item.quantity == 1 and item.proration_amount_cents == -1000
 
 
 def test_removing_now_credits_the_rest_of_the_period_and_at_period_end_nothing() -> None:
@@ -323,28 +332,61 @@ def test_cancel_now_or_at_period_end() -> None:
         now.cancel(False, MID)
     with pytest.raises(StateConflict):
         now.pause(MID)
-    # The unused half of a 3100 period: 1550.
-    assert started().unused_share(3100, MID).amount_cents == 1550
+    # The unused half of a 3100 period, owed back on the paid invoice's charge: 1550.
+    refunding = started()
+    paid = refunding.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, None, START)
+    refunding.record_attempt(paid, "ch_paid", True, START)
+    refunding.cancel(False, MID, refund_of=paid, key="k1")
+    assert refunding.pending_cancel_refund == PendingCancelRefund("ch_paid", 1550)
+    assert refunding.cancel_refund_key == "k1"
+    refunding.finish_cancel_refund("re_1", MID)
+    assert (refunding.pending_cancel_refund, refunding.cancel_refund) == (None, "re_1")
 
 
-def test_a_proration_below_the_smallest_charge_waits_for_the_next_invoice() -> None:
+def test_a_proration_below_the_smallest_charge_is_invoiced_now_for_the_balance_to_carry() -> None:
     subscription = started()
     last_day = datetime(2026, 1, 31, tzinfo=UTC)  # 1 day of 31 left: 1000 × 1/31 = 32.26 → 32
     subscription.add_item(price("price_seat", 1000), 1, ItemProration.CHARGE_IMMEDIATELY, {}, None, last_day)
-    assert subscription.open_invoice() is None
+    invoice = subscription.open_invoice()
+    assert invoice is not None and invoice.total_cents == 32
     [pending] = subscription.prorations
-    assert pending.line.amount_cents == 32 and pending.invoice_id is None
+    assert pending.line.amount_cents == 32 and pending.invoice_id == invoice.id
 
 
-def test_a_credit_larger_than_the_period_invoice_waits_and_is_never_lost() -> None:
+def test_a_credit_larger_than_the_period_invoice_makes_a_negative_total_and_is_never_lost() -> None:
+    subscription = started()
+    # 3100 → 1000 at half time: credit −1550, charge 500; the next invoice is 1000 − 1550 + 500 = −50.
+    subscription.change_price(price("price_lite", 1000), PriceProration.CREATE_PRORATIONS, None, MID)
+    invoice = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, None, START)
+    assert invoice.total_cents == -50
+    assert all(p.invoice_id == invoice.id for p in subscription.prorations)
+
+
+def test_a_none_item_reduced_or_removed_before_it_was_billed_credits_nothing() -> None:
     subscription = started()
     item = subscription.add_item(price("price_seat", 5000), 2, ItemProration.NONE, {}, None, START)
-    subscription.update_item(item.id, 1, ItemProration.DEFER_TO_NEXT_CYCLE, None, START)  # credit −5000
-    subscription.remove_item(item.id, True, START)  # credit −5000 for the last seat
-    invoice = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, None, START)
-    # 3100 for the base; each −5000 credit would take the total below 50, so both wait.
-    assert invoice.total_cents == 3100
-    assert [p.invoice_id for p in subscription.prorations] == [None, None]
+    subscription.update_item(item.id, 1, ItemProration.DEFER_TO_NEXT_CYCLE, None, MID)
+    subscription.remove_item(item.id, True, MID)
+    assert subscription.prorations == []
+
+
+def test_a_none_item_billed_in_full_next_period_is_credited_when_removed() -> None:
+    subscription = started()
+    item = subscription.add_item(price("price_seat", 5000), 2, ItemProration.NONE, {}, None, START)
+    subscription.end_period(None, subscription.current_period_end)  # February bills both seats
+    assert item.billed_quantity == 2
+    feb_mid = datetime(2026, 2, 15, tzinfo=UTC)  # 14 of 28 days left
+    subscription.remove_item(item.id, True, feb_mid)
+    assert [p.line.amount_cents for p in subscription.prorations] == [-5000]
+
+
+def test_a_none_price_change_then_a_prorated_one_credits_what_was_billed() -> None:
+    subscription = started()  # 3100 billed for January
+    subscription.change_price(price("price_big", 100_000), PriceProration.NONE, None, START)
+    lines = subscription.change_price(price("price_lite", 1000), PriceProration.CREATE_PRORATIONS, None, MID)
+    # The credit returns half of the 3100 billed — not half of the 100 000 never charged.
+    assert [line.amount_cents for line in lines] == [-1550, 500]
+    assert lines[0].proration is not None and lines[0].proration.unit_amount_cents == 3100
 
 
 def test_a_resume_in_the_second_the_period_began_goes_on_with_that_period() -> None:
@@ -352,3 +394,60 @@ def test_a_resume_in_the_second_the_period_began_goes_on_with_that_period() -> N
     subscription.pause(START)
     assert subscription.resume(None, START) is None
     assert subscription.status is SubscriptionStatus.ACTIVE and subscription.current_period_start == START
+
+
+def test_the_21st_active_item_is_refused() -> None:
+    subscription = started()
+    for n in range(19):
+        subscription.add_item(price(f"price_{n}", 100), 1, ItemProration.NONE, {}, None, START)
+    with pytest.raises(ParameterInvalid) as raised:
+        subscription.add_item(price("price_x", 100), 1, ItemProration.NONE, {}, None, START)
+    assert raised.value.param == "priceId"
+    # A removed item frees its place.
+    subscription.remove_item(subscription.items[1].id, True, START)
+    subscription.add_item(price("price_x", 100), 1, ItemProration.NONE, {}, None, START)
+
+
+def test_a_price_whose_next_invoice_could_not_be_charged_is_refused() -> None:
+    # 99 999 999 + 8 % tax is above the largest charge: refused in the turn, which the actor discards.
+    with pytest.raises(InvalidRequest) as raised:
+        started().change_price(price("price_big", 99_999_999), PriceProration.NONE, rate("8"), MID)
+    assert (raised.value.code, raised.value.param) == ("amount_too_large", "price_id")
+
+
+def test_an_item_whose_next_invoice_could_not_be_charged_is_refused() -> None:
+    big = price("price_big", 99_999_000)
+    with pytest.raises(InvalidRequest) as raised:
+        started().add_item(big, 1, ItemProration.NONE, {}, None, MID)
+    assert (raised.value.code, raised.value.param) == ("amount_too_large", "priceId")
+
+
+def test_a_quantity_raise_past_the_largest_charge_is_refused() -> None:
+    subscription = started()
+    item = subscription.add_item(price("price_seat", 10_000), 1, ItemProration.NONE, {}, None, START)
+    with pytest.raises(InvalidRequest) as raised:
+        subscription.update_item(item.id, 10_000, None, None, MID)
+    assert (raised.value.code, raised.value.param) == ("amount_too_large", "quantity")
+
+
+def test_past_due_periods_are_invoiced_on_time_each_with_its_own_schedule() -> None:
+    subscription = started()
+    first = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, None, START)
+    subscription.record_attempt(first, "ch_1", False, START)
+    assert subscription.status is SubscriptionStatus.PAST_DUE
+    feb = subscription.end_period(None, subscription.current_period_end)
+    assert feb is not None and feb.period_start == datetime(2026, 2, 1, tzinfo=UTC)
+    subscription.record_attempt(feb, "ch_2", True, feb.created)
+    # February is paid, January still owed: PAST_DUE until January is paid too.
+    assert subscription.status is SubscriptionStatus.PAST_DUE
+    subscription.record_attempt(first, "ch_3", True, START + timedelta(days=3))
+    assert subscription.status is SubscriptionStatus.ACTIVE
+
+
+def test_a_cancel_marks_what_is_still_open_uncollectible() -> None:
+    subscription = started()
+    first = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, None, START)
+    subscription.record_attempt(first, "ch_1", False, START)
+    subscription.cancel(False, MID)
+    assert first.status is InvoiceStatus.UNCOLLECTIBLE and first.next_attempt_at is None
+    assert subscription.owed() == []

@@ -4,8 +4,8 @@ from decimal import Decimal
 
 import pytest
 
+from core_server.kernel.domain.fees import net_amount, transaction_fee
 from core_server.kernel.domain.money import round_half_up
-from core_server.payments.domain.fees import net_amount, transaction_fee
 
 
 @pytest.mark.parametrize(

@@ -55,3 +55,16 @@ def test_amount_limits(amount: int, code: str) -> None:
 def test_amount_bounds_are_inclusive() -> None:
     check_charge_amount(50)
     check_charge_amount(99_999_999)
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "text"),
+    [
+        (-1_550, "usd", "-$15.50"),
+        (-30, "usd", "-$0.30"),
+        (-123_456, "jpy", "-¥123,456"),
+        (-5, "chf", "-CHF 0.05"),
+    ],
+)
+def test_a_credit_is_formatted_with_its_sign_before_the_symbol(amount: int, currency: str, text: str) -> None:
+    assert format_amount(amount, currency) == text

@@ -14,7 +14,7 @@ import pytest
 import http_gateway
 
 ROOT = Path(http_gateway.__file__).resolve().parent
-CONTEXTS = ("billing", "ledger", "merchants", "payments", "webhooks", "sandbox")
+CONTEXTS = ("billing", "ledger", "merchants", "payments", "webhooks", "sandbox", "developer_tools")
 SHARED = ("pipeline", "edge", "core_client", "observability", "operational")
 TOP_LEVEL = ("__init__", "__main__", "app", "config", "routing")
 

@@ -96,7 +96,7 @@ def _paid() -> Subscription:
 def _failed() -> Subscription:
     subscription = _started()
     invoice = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CREATE, None, START)
-    subscription.record_attempt(invoice, "ch_" + "c" * 32, False, START)
+    subscription.record_attempt(invoice, "ch_" + "c" * 32, False, START, "generic_decline")
     return subscription
 
 
@@ -126,7 +126,9 @@ def _paused() -> Subscription:
 
 def _canceled() -> Subscription:
     subscription = _paid()
-    subscription.cancel(False, MID)
+    paid = subscription.invoices[0]
+    subscription.cancel(False, MID, refund_of=paid, key="key-1")
+    subscription.finish_cancel_refund("re_" + "d" * 24, MID)
     return subscription
 
 

@@ -1,4 +1,8 @@
-"""The platform's transaction fee and the merchant's net."""
+"""The platform's transaction fee and the merchant's net.
+
+In the shared kernel because two contexts take it: payments on a capture, billing (through
+`ledger.invoice_fee`) on a paid invoice — one definition of the fee for both.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,3 @@ def transaction_fee(amount: int) -> int:
 def net_amount(amount: int) -> int:
     """What the merchant keeps of a captured amount: amount − fee, never negative (the fee is capped)."""
     return amount - transaction_fee(amount)
-
-
-DISPUTE_FEE = 1500
-"""Spec: dispute fee $15, returned when the dispute is won (in cents)."""

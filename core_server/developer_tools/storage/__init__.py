@@ -1,0 +1,1 @@
+"""PostgreSQL adapters of the developer tools: sessions, the event log as a stream, the TEST reset."""

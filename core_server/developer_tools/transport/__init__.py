@@ -1,0 +1,1 @@
+"""gRPC edge of the developer tools: CliSessionService and TestResetService."""

@@ -1,0 +1,68 @@
+"""Customer credit balance routes (secret key; DESIGN §10.1): a customer's balance transactions, and a
+merchant's adjustment of the balance."""
+
+from __future__ import annotations
+
+import json
+
+from connect.v1 import customer_pb2, customer_service_pb2
+from sanic import Request
+from sanic.response import HTTPResponse
+
+from http_gateway.edge.errors import ApiError
+from http_gateway.edge.serialization import list_json
+from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
+from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
+
+ADJUSTMENT_FIELDS = (
+    Field("amount_cents", "int", required=True),
+    Field("currency", "str", required=True),
+    Field("description", "str"),
+)
+LIST_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
+LIMIT_RANGE = (1, 100)
+
+
+def balance_transaction_json(transaction: customer_pb2.CustomerBalanceTransaction) -> dict[str, object]:
+    """The transaction as the core rendered it."""
+    view: dict[str, object] = json.loads(transaction.object_json)
+    return view
+
+
+async def create_balance_transaction(request: Request, customer_id: str) -> HTTPResponse:
+    caller = await admit_api_key(request)
+    idempotency, body = await validated_with_key(
+        request, caller.scope, lambda: validate_body(request, ADJUSTMENT_FIELDS)
+    )
+    message = customer_service_pb2.CreateCustomerBalanceTransactionRequest(
+        caller=caller.pb(),
+        customer_id=customer_id,
+        amount_cents=body["amount_cents"],
+        currency=body["currency"],
+        idempotency=idempotency,
+    )
+    if body.get("description") is not None:
+        message.description = body["description"]
+    reply = await rpc(request, core_of(request).customers.CreateCustomerBalanceTransaction, message)
+    return respond(reply, balance_transaction_json(reply.response.transaction), status=201)
+
+
+async def list_balance_transactions(request: Request, customer_id: str) -> HTTPResponse:
+    caller = await admit_api_key(request)
+    query = parse_query(request, LIST_QUERY)
+    low, high = LIMIT_RANGE
+    if "limit" in query and not low <= query["limit"] <= high:
+        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
+    message = customer_service_pb2.ListCustomerBalanceTransactionsRequest(
+        caller=caller.pb(), customer_id=customer_id, starting_after=query.get("starting_after", "")
+    )
+    if "limit" in query:
+        message.limit = query["limit"]
+    reply = await rpc(
+        request, core_of(request).customers.ListCustomerBalanceTransactions, message, is_read=True
+    )
+    data = [balance_transaction_json(t) for t in reply.response.transactions]
+    body = list_json(
+        data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
+    )
+    return respond(reply, body)

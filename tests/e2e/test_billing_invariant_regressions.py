@@ -80,3 +80,34 @@ def test_a_prorated_cancel_of_a_fully_refunded_period_cancels_and_answers_200(cl
         assert after["status"] != "CANCELED", f"answered {answer.status_code} yet canceled: {after}"
     assert answer.status_code == 200, answer.text
     assert answer.json()["status"] == "CANCELED" and answer.json().get("cancel_refund") is None, answer.text
+
+
+def test_an_invoice_over_the_limit_from_pending_lines_records_its_failed_attempt_as_a_charge(
+    client: httpx.Client,
+) -> None:
+    """DESIGN §9: each payment attempt of an invoice is a charge (`failed` on a decline); §10.3: an invoice
+    that cannot be charged fails its attempt like a decline. Found by the state machine: a price at the
+    limit (99,999,999, accepted: the next regular invoice fits) plus an upgrade's pending proration makes
+    a cycle invoice over the limit; its attempt is counted (attempt_count 1) but no charge shows it."""
+    merchant = sign_up(client)
+    cheap, dearer = (price(client, merchant, amount, interval="monthly") for amount in (2000, 3000))
+    at_limit = price(client, merchant, 99_999_999, interval="monthly")
+    sub = subscribe(client, merchant, customer(client, merchant), cheap)
+    url = f"{API}/subscriptions/{sub['id']}"
+    advance_to(client, merchant, sub["current_period_start"] + 5 * DAY)
+    upgrade = {"price_id": dearer, "proration_behavior": "create_prorations"}
+    ok(client.patch(url, json=upgrade, headers=merchant.auth))
+    ok(client.patch(url, json={"price_id": at_limit, "proration_behavior": "none"}, headers=merchant.auth))
+    advance_to(client, merchant, sub["current_period_end"] + 3600)
+
+    cycle = next(
+        inv
+        for inv in invoices(client, merchant, subscription_id=sub["id"])
+        if inv["billing_reason"] == "subscription_cycle"
+    )
+    assert cycle["total_cents"] > 99_999_999, cycle
+    listed = ok(client.get(f"{API}/charges", params={"limit": "100"}, headers=merchant.auth))["data"]
+    attempts = [c for c in listed if c.get("invoice") == cycle["id"]]
+    assert cycle["status"] == "OPEN" and cycle["attempt_count"] >= 1, cycle
+    assert len(attempts) == cycle["attempt_count"], f"{cycle['attempt_count']} attempts, charges {attempts}"
+    assert all(c["status"] == "failed" for c in attempts), attempts

@@ -17,7 +17,7 @@ GATEWAYS ?= 1
 BENCH_SOAK_SECONDS ?= 300
 
 .PHONY: help install protos protos-check run core gateway cluster stop \
-	check test unit-tests integration-tests e2e-tests openapi docs fuzz bench bench-soak clean rotate-keys reconcile
+	check test unit-tests integration-tests e2e-tests openapi docs fuzz billing-properties bench bench-soak clean rotate-keys reconcile
 
 help:
 	@echo 'make run                 venv + deps, embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are unset, 1 core + 1 gateway'
@@ -29,6 +29,7 @@ help:
 	@echo 'make protos | protos-check   regenerate the gRPC code / fail if the committed code is stale'
 	@echo 'make openapi             bundle http_gateway/operational/openapi/source/*.yaml into openapi.json (served at /openapi.json)'
 	@echo 'make docs                render the API reference to docs/api-reference.html (static, offline)'
+	@echo 'make billing-properties [BILLING_PROPERTY_EXAMPLES=200]  the billing invariants (docs/billing-invariants.md) over many random sequences'
 	@echo 'make fuzz [FUZZ_SECONDS=600]  long schemathesis run against a live gateway (random seed, stateful phase)'
 	@echo 'make bench [CORES=1 GATEWAYS=1]  load test against the ceilings of its parts (BENCHMARKS.md); BENCH_SECONDS, BENCH_REPEAT'
 	@echo 'make bench-soak [BENCH_SOAK_SECONDS=300]  resident memory of core and gateway under mixed traffic'
@@ -107,6 +108,11 @@ FUZZ_SECONDS ?= 600
 fuzz: install
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=random \
 		FUZZ_PHASES=examples,coverage,fuzzing,stateful scripts/test.sh tests/e2e/test_openapi_contract.py $(ARGS)
+
+# The billing state machine of `make test` with many more examples (docs/billing-invariants.md).
+BILLING_PROPERTY_EXAMPLES ?= 200
+billing-properties: install
+	BILLING_PROPERTY_EXAMPLES=$(BILLING_PROPERTY_EXAMPLES) scripts/test.sh tests/e2e/test_billing_invariants.py $(ARGS)
 
 # Not part of `make test`: minutes of load (scripts/bench/bench.py; installs wrk with apt when missing).
 bench: install

@@ -78,15 +78,22 @@ def charges_by_invoice(snap: BillingSnapshot) -> dict[str, list[JSON]]:
     return found
 
 
+NOTHING_TO_CHARGE = frozenset({"amount_too_large", "no_payment_method"})
+"""The failure codes of an attempt that wrote no charge (billing/application/invoice_collection.py)."""
+
+
 def check_one_charge_per_attempt(snap: BillingSnapshot) -> None:
-    """Each attempt is one charge (so an invoice has exactly attempt_count charges), at most one of them
+    """Each attempt is at most one charge — none only when nothing could be charged (an amount above the
+    largest charge, no payment method), which the invoice names in `failure_code` — at most one of them
     captured, and a PAID invoice's `charge` is that captured one."""
     by_invoice = charges_by_invoice(snap)
     known = {inv["id"] for inv in snap.invoices}
     assert set(by_invoice) <= known, f"charges of unknown invoices: {set(by_invoice) - known}"
     for inv in snap.invoices:
         charges = by_invoice.get(inv["id"], [])
-        assert len(charges) == inv["attempt_count"], (
+        uncharged = inv["attempt_count"] - len(charges)
+        assert uncharged >= 0, f"{len(charges)} charges for {inv['attempt_count']} attempts: {where(inv)}"
+        assert uncharged == 0 or inv.get("failure_code") in NOTHING_TO_CHARGE, (
             f"{len(charges)} charges for {inv['attempt_count']} attempts: {where(inv)}"
             f" {[where(c) for c in charges]}"
         )

@@ -82,13 +82,14 @@ def test_a_prorated_cancel_of_a_fully_refunded_period_cancels_and_answers_200(cl
     assert answer.json()["status"] == "CANCELED" and answer.json().get("cancel_refund") is None, answer.text
 
 
-def test_an_invoice_over_the_limit_from_pending_lines_records_its_failed_attempt_as_a_charge(
+def test_an_invoice_over_the_limit_from_pending_lines_fails_its_attempt_and_is_dunned(
     client: httpx.Client,
 ) -> None:
-    """DESIGN §9: each payment attempt of an invoice is a charge (`failed` on a decline); §10.3: an invoice
-    that cannot be charged fails its attempt like a decline. Found by the state machine: a price at the
-    limit (99,999,999, accepted: the next regular invoice fits) plus an upgrade's pending proration makes
-    a cycle invoice over the limit; its attempt is counted (attempt_count 1) but no charge shows it."""
+    """DESIGN §10.3: an invoice that cannot be charged fails its attempt like a decline and goes through
+    dunning. Found by the state machine: a price at the limit (99,999,999, accepted: the next regular
+    invoice fits) plus an upgrade's pending proration makes a cycle invoice over the limit. Decided (README,
+    Spec decisions): no charge is written for an amount no charge may have; the attempt is counted, names
+    `amount_too_large` in the invoice's `failure_code`, and is retried on the dunning schedule."""
     merchant = sign_up(client)
     cheap, dearer = (price(client, merchant, amount, interval="monthly") for amount in (2000, 3000))
     at_limit = price(client, merchant, 99_999_999, interval="monthly")
@@ -106,8 +107,8 @@ def test_an_invoice_over_the_limit_from_pending_lines_records_its_failed_attempt
         if inv["billing_reason"] == "subscription_cycle"
     )
     assert cycle["total_cents"] > 99_999_999, cycle
+    assert (cycle["status"], cycle["attempt_count"], cycle["failure_code"]) == ("OPEN", 1, "amount_too_large")
+    assert cycle["next_attempt_at"] is not None
     listed = ok(client.get(f"{API}/charges", params={"limit": "100"}, headers=merchant.auth))["data"]
-    attempts = [c for c in listed if c.get("invoice") == cycle["id"]]
-    assert cycle["status"] == "OPEN" and cycle["attempt_count"] >= 1, cycle
-    assert len(attempts) == cycle["attempt_count"], f"{cycle['attempt_count']} attempts, charges {attempts}"
-    assert all(c["status"] == "failed" for c in attempts), attempts
+    assert [c for c in listed if c.get("invoice") == cycle["id"]] == []
+    assert get_sub(client, merchant, sub["id"])["status"] == "PAST_DUE"

@@ -122,11 +122,6 @@ def check_line_amounts(invoices: list[JSON], price_amounts: dict[str, int]) -> N
     """Every line is unit × quantity (a full period) or round_half_up(unit × |Δq| × remaining / total)
     signed like Δq, with the unit its price's amount and total its period's seconds: each line is within
     half a cent of its exact value, so n lines of an item are within n/2 cents of unit × quantity × time."""
-    billed_units: dict[str, set[int]] = {}
-    for inv in invoices:
-        for line in inv["lines"]:
-            if line["proration"] is None or line["proration"]["quantity_delta"] > 0:
-                billed_units.setdefault(inv["subscription_id"], set()).add(price_amounts[line["price_id"]])
     for inv in invoices:
         for line in inv["lines"]:
             unit = price_amounts[line["price_id"]]
@@ -134,12 +129,8 @@ def check_line_amounts(invoices: list[JSON], price_amounts: dict[str, int]) -> N
             if proration is None:
                 assert line["amount_cents"] == unit * line["quantity"], f"full line ≠ unit × q: {line}"
                 continue
-            # A credit returns time at the unit it was billed at (DESIGN §10.4): after a `none` price
-            # change that is the old price's unit, on a line naming the price held now.
-            units = {unit} | (
-                billed_units.get(inv["subscription_id"], set()) if proration["quantity_delta"] < 0 else set()
-            )
-            assert proration["unit_amount_cents"] in units, f"proration unit ≠ a billed price: {line}"
+            # A credit returns time at the price it was billed at (DESIGN §10.4), and names that price.
+            assert proration["unit_amount_cents"] == unit, f"proration unit ≠ its price's amount: {line}"
             assert proration["seconds_total"] == line["period_end"] - line["period_start"], f"{line}"
             assert 0 <= proration["seconds_remaining"] <= proration["seconds_total"], f"{line}"
             assert line["amount_cents"] == recompute(proration), (

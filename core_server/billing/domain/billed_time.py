@@ -40,19 +40,16 @@ class Period:
         proration = self.prorate(unit_amount_cents, quantity, now)
         return self.line(LineKind.PAST_DUE_PRORATION, what, price_id, proration)
 
-    def credits(
-        self, taken: Sequence[BilledTranche], price_id: str, what: str, now: datetime
-    ) -> list[InvoiceLine]:
+    def credits(self, taken: Sequence[BilledTranche], what: str, now: datetime) -> list[InvoiceLine]:
         """The unused rest of billed units given back: one credit line per price they were billed at
-        (usually one), each with its own proration inputs."""
-        quantities: dict[int, int] = {}
+        (usually one), naming that price, each with its own proration inputs."""
+        quantities: dict[tuple[str, int], int] = {}
         for tranche in taken:
-            quantities[tranche.unit_amount_cents] = (
-                quantities.get(tranche.unit_amount_cents, 0) + tranche.quantity
-            )
+            key = (tranche.price_id, tranche.unit_amount_cents)
+            quantities[key] = quantities.get(key, 0) + tranche.quantity
         return [
             self.line(LineKind.CREDIT, what, price_id, self.prorate(unit, -quantity, now))
-            for unit, quantity in quantities.items()
+            for (price_id, unit), quantity in quantities.items()
             if quantity > 0
         ]
 
@@ -73,7 +70,7 @@ def quantity_move(
         item.bill_more(fresh)
         return [period.charge(item.unit_amount_cents, fresh, item.price_id, f"Remaining time on {what}", now)]
     taken = item.unbill(max(0, min(item.billed_quantity, before) - quantity))
-    return period.credits(taken, item.price_id, f"Unused time on {what}", now)
+    return period.credits(taken, f"Unused time on {what}", now)
 
 
 def unused_rest(item: SubscriptionItem, period: Period, now: datetime) -> list[InvoiceLine]:
@@ -82,7 +79,7 @@ def unused_rest(item: SubscriptionItem, period: Period, now: datetime) -> list[I
     holds nothing billed afterwards."""
     taken = item.unbill(min(item.billed_quantity, item.quantity))
     item.billed = ()
-    return period.credits(taken, item.price_id, f"Unused time on {item.quantity} × {item.price_id}", now)
+    return period.credits(taken, f"Unused time on {item.quantity} × {item.price_id}", now)
 
 
 def price_change(
@@ -93,7 +90,7 @@ def price_change(
     takes the new price; its held units are billed at it from now."""
     taken = item.unbill(min(item.billed_quantity, item.quantity))
     lines = [
-        *period.credits(taken, item.price_id, f"Unused time on {item.price_id}", now),
+        *period.credits(taken, f"Unused time on {item.price_id}", now),
         period.charge(
             new_unit_amount_cents, item.quantity, new_price_id, f"Remaining time on {new_price_id}", now
         ),

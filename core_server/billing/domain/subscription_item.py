@@ -24,10 +24,11 @@ MAX_ACTIVE_ITEMS = 20
 class BilledTranche:
     """`quantity` units of an item whose time up to the current period's end some invoice line bills at
     `unit_amount_cents` each (DESIGN §10.4): a credit may return only such time, a charge bills only
-    time no tranche covers."""
+    time no tranche covers. `price_id` names the price it was billed at, which a credit line names."""
 
     unit_amount_cents: int
     quantity: int
+    price_id: str
 
 
 class ItemStatus(StrEnum):
@@ -106,12 +107,12 @@ class SubscriptionItem:
 
     def bill_period(self) -> None:
         """A period invoice bills the item's whole quantity at its price for the whole period."""
-        self.billed = (BilledTranche(self.unit_amount_cents, self.quantity),)
+        self.billed = (BilledTranche(self.unit_amount_cents, self.quantity, self.price_id),)
 
     def bill_more(self, quantity: int) -> None:
         """A prorated charge billed `quantity` more units at the item's price up to the period's end."""
         if quantity > 0:
-            self.billed = (*self.billed, BilledTranche(self.unit_amount_cents, quantity))
+            self.billed = (*self.billed, BilledTranche(self.unit_amount_cents, quantity, self.price_id))
 
     def unbill(self, quantity: int) -> tuple[BilledTranche, ...]:
         """Takes `quantity` billed units off, the newest first; returns what was taken (to credit)."""
@@ -120,9 +121,9 @@ class SubscriptionItem:
         while quantity > 0 and kept:
             last = kept.pop()
             used = min(quantity, last.quantity)
-            taken.append(BilledTranche(last.unit_amount_cents, used))
+            taken.append(BilledTranche(last.unit_amount_cents, used, last.price_id))
             if used < last.quantity:
-                kept.append(BilledTranche(last.unit_amount_cents, last.quantity - used))
+                kept.append(BilledTranche(last.unit_amount_cents, last.quantity - used, last.price_id))
             quantity -= used
         self.billed = tuple(kept)
         return tuple(taken)

@@ -78,7 +78,9 @@ def item_params(items: Sequence[SubscriptionItem]) -> dict[str, Any]:
         "item_removed_at": [i.removed_at for i in items],
         "item_metadata": [Jsonb(dict(i.metadata)) for i in items],
         "item_created_at": [i.created for i in items],
-        "item_billed": [Jsonb([[t.unit_amount_cents, t.quantity] for t in i.billed]) for i in items],
+        "item_billed": [
+            Jsonb([[t.unit_amount_cents, t.quantity, t.price_id] for t in i.billed]) for i in items
+        ],
     }
 
 
@@ -211,8 +213,14 @@ def item_from_row(row: dict[str, Any], environment: Environment) -> Subscription
         removed_at=row["removed_at"],
         metadata=dict(row["metadata"]),
         created=row["created_at"],
-        billed=tuple(BilledTranche(int(unit), int(quantity)) for unit, quantity in row["billed"]),
+        billed=tuple(_tranche(part, row["price_id"]) for part in row["billed"]),
     )
+
+
+def _tranche(part: list[Any], item_price_id: str) -> BilledTranche:
+    """[unit, quantity, price]; rows of migration 0018 hold [unit, quantity], billed at the item's price."""
+    price_id = str(part[2]) if len(part) > 2 else item_price_id
+    return BilledTranche(int(part[0]), int(part[1]), price_id)
 
 
 def proration_from_row(row: dict[str, Any]) -> PendingProration:

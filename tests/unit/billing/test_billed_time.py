@@ -44,30 +44,31 @@ def amounts(lines: list[InvoiceLine]) -> list[int]:
 
 
 def test_more_units_are_charged_only_beyond_what_is_billed() -> None:
-    seats = item(5, (BilledTranche(1_000, 2),))  # 2 billed, 3 held free (added with none)
+    seats = item(5, (BilledTranche(1_000, 2, "price_seat"),))  # 2 billed, 3 held free (added with none)
     assert amounts(quantity_move(seats, 3, PERIOD, HALF, "3 → 5")) == [1_000]  # 2 new × 1,000 × ½
     assert seats.billed_quantity == 4
-    dropped = item(3, (BilledTranche(1_000, 5),))  # 5 billed, 2 dropped with none
+    dropped = item(3, (BilledTranche(1_000, 5, "price_seat"),))  # 5 billed, 2 dropped with none
     dropped.quantity = 4
     assert quantity_move(dropped, 3, PERIOD, HALF, "3 → 4") == []  # the 4th seat is paid already
 
 
 def test_fewer_units_give_back_only_billed_ones_newest_first() -> None:
-    seats = item(1, (BilledTranche(1_000, 2), BilledTranche(1_400, 1)))
+    seats = item(1, (BilledTranche(1_000, 2, "price_seat"), BilledTranche(1_400, 1, "price_seat")))
     lines = quantity_move(seats, 3, PERIOD, HALF, "3 → 1")
     assert amounts(lines) == [-700, -500]  # the 1,400 seat first, then one 1,000 seat
-    assert seats.billed == (BilledTranche(1_000, 1),)
+    assert seats.billed == (BilledTranche(1_000, 1, "price_seat"),)
     unbilled = item(1, ())
     assert quantity_move(unbilled, 4, PERIOD, HALF, "4 → 1") == []
 
 
 def test_a_unused_rest_credits_the_billed_part_only() -> None:
-    assert amounts(unused_rest(item(2, (BilledTranche(1_000, 2),)), PERIOD, HALF)) == [-1_000]
+    assert amounts(unused_rest(item(2, (BilledTranche(1_000, 2, "price_seat"),)), PERIOD, HALF)) == [-1_000]
     assert unused_rest(item(2, ()), PERIOD, HALF) == []
 
 
 def test_a_price_change_credits_what_was_billed_at_its_price() -> None:
-    base = item(1, (BilledTranche(3_000, 1),), unit=100_000)  # moved to 100,000 with none
+    base = item(1, (BilledTranche(3_000, 1, "price_pro"),), unit=100_000)  # moved to 100,000 with none
     lines = price_change(base, "price_lite", 1_000, PERIOD, HALF)
     assert amounts(lines) == [-1_500, 500]
-    assert (base.price_id, base.billed) == ("price_lite", (BilledTranche(1_000, 1),))
+    assert lines[0].price_id == "price_pro"  # the credit names the price the time was billed at
+    assert (base.price_id, base.billed) == ("price_lite", (BilledTranche(1_000, 1, "price_lite"),))

@@ -21,6 +21,7 @@ from core_server.billing.application.portal_sessions import PortalSessionService
 from core_server.billing.application.subscription_actor import SubscriptionActor
 from core_server.billing.application.subscriptions import SubscriptionService
 from core_server.billing.application.tax_rates import TaxRateService
+from core_server.billing.storage.clock_limits import PgClockLimits
 from core_server.billing.storage.customer_balance_repository import PgCustomerBalances
 from core_server.billing.storage.customer_repository import PgCustomerRepository
 from core_server.billing.storage.payment_method_repository import PgPaymentMethodRepository
@@ -413,7 +414,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         ),
         runner=runner,
         sweeps=sweeps,
-        test_clock=TestClockService(clock, offsets, sweeps),
+        test_clock=TestClockService(clock, offsets, sweeps, limits=PgClockLimits(pool)),
         clock_listener=clock_listener,
         webhooks=WebhookEndpointService(
             PgWebhookEndpointRepository(pool),

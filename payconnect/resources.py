@@ -253,8 +253,8 @@ class SubscriptionItems(Resource):
         path = f"/subscriptions/{subscription_id}/items"
         return self._call("POST", path, json=body, idempotency_key=idempotency_key)
 
-    def list(self, subscription_id: str) -> Any:
-        return self._call("GET", f"/subscriptions/{subscription_id}/items")
+    def list(self, subscription_id: str, *, limit: int | None = None) -> ListObject:
+        return self._list(f"/subscriptions/{subscription_id}/items", _body(limit=limit))
 
     def update(self, subscription_id: str, item_id: str, *, quantity: int) -> Any:
         return self._call(

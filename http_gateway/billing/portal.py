@@ -88,11 +88,20 @@ def _problem(err: ApiError) -> HTTPResponse:
     return response
 
 
-async def _page(request: Request, token: str) -> PortalView:
+async def _page(request: Request, token: str, *, after: str = "", only: str = "") -> PortalView:
+    """The page data: a bounded number of subscription panels (those after `after`), or just `only`'s."""
     await admit_public(request)
-    message = portal_service_pb2.ResolvePortalSessionRequest(token=token)
+    message = portal_service_pb2.ResolvePortalSessionRequest(
+        token=token, subscriptions_after=after, subscription_id=only
+    )
     reply = await rpc(request, core_of(request).portal.ResolvePortalSession, message, is_read=True)
     return portal_view(token, reply.response.page.view_json)
+
+
+def _subscriptions_after(request: Request) -> str:
+    """`?after=sub_…` of the "more subscriptions" link; anything else is ignored (a page, not an API)."""
+    after = request.args.get("after") or ""
+    return after if after.startswith("sub_") and len(after) <= 64 and after.isascii() else ""
 
 
 def _read_form(request: Request) -> Any:
@@ -157,7 +166,7 @@ def _form_token(form: Any) -> str:
 
 async def portal_home(request: Request, token: str) -> HTTPResponse:
     try:
-        view = await _page(request, token)
+        view = await _page(request, token, after=_subscriptions_after(request))
     except ApiError as err:
         return _problem(err)
     return portal_rendering.home_page(view, request.args.get("notice"))
@@ -200,7 +209,7 @@ async def update_payment_method(request: Request, token: str) -> HTTPResponse:
 
 async def cancel_confirmation(request: Request, token: str, subscription_id: str) -> HTTPResponse:
     try:
-        view = await _page(request, token)
+        view = await _page(request, token, only=subscription_id)
     except ApiError as err:
         return _problem(err)
     subscription = view.subscription(subscription_id)
@@ -214,7 +223,7 @@ async def cancel_confirmation(request: Request, token: str, subscription_id: str
 async def cancel_subscription(request: Request, token: str, subscription_id: str) -> HTTPResponse:
     form = _read_form(request)
     try:
-        view = await _page(request, token)
+        view = await _page(request, token, only=subscription_id)
         subscription = view.subscription(subscription_id)
         try:
             message = portal_service_pb2.CancelAtPeriodEndRequest(

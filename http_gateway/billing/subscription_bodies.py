@@ -73,6 +73,7 @@ def list_query(filters: tuple[str, ...]) -> dict[str, Kind]:
 
 SUBSCRIPTION_LIST_QUERY = list_query(SUBSCRIPTION_FILTERS)
 INVOICE_LIST_QUERY = list_query(INVOICE_FILTERS)
+ITEM_LIST_QUERY: dict[str, Kind] = {"starting_after": "str", "limit": "int32"}
 
 
 def list_filters(query: Mapping[str, Any], filters: tuple[str, ...]) -> dict[str, str]:

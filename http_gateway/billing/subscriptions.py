@@ -16,6 +16,7 @@ from http_gateway.billing.catalog_serializers import catalog_object_json as obje
 from http_gateway.billing.catalog_serializers import list_limit
 from http_gateway.billing.subscription_bodies import (
     CREATE_FIELDS,
+    ITEM_LIST_QUERY,
     SUBSCRIPTION_FILTERS,
     SUBSCRIPTION_LIST_QUERY,
     SUBSCRIPTION_STATUSES,
@@ -169,8 +170,13 @@ async def add_item(request: Request, subscription_id: str) -> HTTPResponse:
 
 async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
-    parse_query(request, {})
-    message = pb.ListSubscriptionItemsRequest(caller=caller.pb(), subscription_id=subscription_id)
+    query = parse_query(request, ITEM_LIST_QUERY)
+    message = pb.ListSubscriptionItemsRequest(
+        caller=caller.pb(),
+        subscription_id=subscription_id,
+        limit=list_limit(query),
+        starting_after=query.get("starting_after", ""),
+    )
     reply = await rpc(
         request,
         core_of(request).subscriptions.ListSubscriptionItems,
@@ -179,8 +185,7 @@ async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
         pin=subscription_id,
     )
     data = [object_json(item) for item in reply.response.items]
-    # Every item comes in one page, so the page is the count.
-    return respond(reply, list_json(data, url=request.path, has_more=False, total_count=len(data)))
+    return respond(reply, page_json(request, data, reply.response))
 
 
 async def update_item(request: Request, subscription_id: str, item_id: str) -> HTTPResponse:

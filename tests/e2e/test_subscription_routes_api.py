@@ -140,7 +140,7 @@ def test_item_routes_and_the_preview(client: httpx.Client) -> None:
 
     listed = valid("SubscriptionItemList", ok(client.get(items_url, headers=merchant.auth)))
     assert [i["id"] for i in listed["data"]] == [sub["items"][0]["id"], item["id"]]
-    # The removed item is still listed, and counted: every item comes in the one page.
+    # The removed item is still listed, and counted (both fit on the first page).
     assert listed["has_more"] is False and listed["total_count"] == 2
     base = sub["items"][0]["id"]
     refused = client.delete(f"{items_url}/{base}", headers=merchant.auth)

@@ -178,7 +178,7 @@ def test_fifty_concurrent_item_changes_over_two_cores_each_prorate_once(
     assert [item["quantity"] for item in added] == list(range(1, ADDS + 1))
 
     with httpx.Client(base_url=cluster[1].base_url, timeout=30.0) as client:
-        listed = ok(client.get(items_url, headers=merchant.auth))["data"]
+        listed = ok(client.get(items_url, params={"limit": 100}, headers=merchant.auth))["data"]
     assert len(listed) == 1 + ADDS + PRE_ITEMS
     final = {item["id"]: item for item in listed}
     assert {item["id"]: final[item["id"]]["quantity"] for item in added} == {

@@ -10,7 +10,7 @@ retries a PAST_DUE subscription's open invoice at once), a cancel through Subscr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core_server.billing.application.customers import CustomerService
@@ -48,7 +48,9 @@ from core_server.payments.domain.card import CardInput
 
 HISTORY_LIMIT = 100
 """Invoices the billing history lists, newest first (a portal is not an accounting export)."""
-SUBSCRIPTION_LIMIT = 100
+SUBSCRIPTION_LIMIT = 10
+"""Subscriptions one portal page shows (DESIGN §10.3, issue 23): each panel simulates the next invoice
+on the core's event loop, so a page does a bounded amount of work; a link pages on to the next ones."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,21 +163,27 @@ class PortalSessionService:
             raise session_expired()
         return PortalVisit(session, Owner(session.merchant_id, session.environment))
 
-    async def page(self, token: str) -> PortalPage:
+    async def page(self, token: str, *, after: str | None = None, only: str | None = None) -> PortalPage:
+        """The main page: at most SUBSCRIPTION_LIMIT subscription panels, those after `after` (a link
+        pages on), or just the subscription `only` (the cancel pages), if it is the customer's."""
         visit = await self.visit(token)
         owner, session = visit.owner, visit.session
         customer = await self._customers.get(owner, session.customer_id)
         merchant = await self._merchants.get(session.merchant_id)
-        subscriptions = (
-            await self._subscriptions.list(
+        subscriptions: Sequence[Subscription]
+        more = False
+        if only is not None:
+            subscriptions = await self._one_subscription(owner, customer.id, only)
+        else:
+            listed = await self._subscriptions.list(
                 owner,
                 customer_id=customer.id,
                 status=None,
                 price_id=None,
                 limit=SUBSCRIPTION_LIMIT,
-                starting_after=None,
+                starting_after=after,
             )
-        ).items
+            subscriptions, more = listed.items, listed.has_more
         invoices = await self._history(owner, customer.id)
         labels = await self._labels(
             owner,
@@ -193,7 +201,17 @@ class PortalSessionService:
             panels=panels,
             invoices=invoices,
             labels=labels,
+            more_subscriptions=more,
         )
+
+    async def _one_subscription(
+        self, owner: Owner, customer_id: str, subscription_id: str
+    ) -> list[Subscription]:
+        try:
+            subscription = await self._subscriptions.get(owner, subscription_id)
+        except NotFound:
+            return []
+        return [subscription] if subscription.customer_id == customer_id else []
 
     async def invoice(self, token: str, invoice_id: str) -> PortalInvoice:
         """One invoice of the session's customer, with the names of the prices on its lines."""

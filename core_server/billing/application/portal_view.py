@@ -49,6 +49,8 @@ class PortalPage:
     panels: Sequence[SubscriptionPanel]
     invoices: Sequence[Invoice]
     labels: Mapping[str, str]
+    more_subscriptions: bool = False
+    """More subscriptions follow the panels shown (the page shows a bounded number)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,10 @@ def portal_page_view(page: PortalPage) -> JSON:
         ],
         "default_payment_method": payment_method_view(page.default_method),
         "subscriptions": [subscription_panel_view(panel) for panel in page.panels],
+        # The last panel's id when more follow: the page's "more subscriptions" link starts after it.
+        "subscriptions_next": page.panels[-1].subscription.id
+        if page.more_subscriptions and page.panels
+        else None,
         "invoices": [invoice_view(invoice, page.labels) for invoice in page.invoices],
     }
 

@@ -12,7 +12,7 @@ the unique (invoice, attempt) charge makes sure it is charged once.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -65,7 +65,7 @@ from core_server.billing.domain.subscription_item import (
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.pagination import Page, page_limit, require_cursor
+from core_server.kernel.application.pagination import Page, page_in_order, page_limit, require_cursor
 from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
@@ -335,8 +335,12 @@ class SubscriptionService:
 
         return await self._item_move(owner, subscription_id, apply, claim)
 
-    async def list_items(self, owner: Owner, subscription_id: str) -> Sequence[SubscriptionItem]:
-        return ordered_items(await self.get(owner, subscription_id))
+    async def list_items(
+        self, owner: Owner, subscription_id: str, *, limit: int = 0, starting_after: str | None = None
+    ) -> Page[SubscriptionItem]:
+        """One page of the items, base item first, then by time added (removed ones included)."""
+        items = ordered_items(await self.get(owner, subscription_id))
+        return page_in_order(items, lambda item: item.id, page_limit(limit), starting_after, "item")
 
     async def update_item(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from connect.errors import AMOUNT_TOO_LARGE
 
@@ -26,6 +27,13 @@ from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import InvalidRequest
 from core_server.kernel.domain.money import MAX_AMOUNT
+
+MAX_INVOICE_LINES = 250
+"""The most lines one invoice carries (issue 23): an invoice stays a bounded object to save, show and
+send. A period's item lines always fit (at most 20 active items, DESIGN §10.3); pending prorations fill
+the rest, oldest first, and those beyond it wait for the next invoice — never dropped."""
+
+T = TypeVar("T")
 
 RETRY_AFTER = (timedelta(days=3), timedelta(days=8), timedelta(days=15))
 """DESIGN §9 dunning: retries 3, 8 and 15 days after the first failure; then UNCOLLECTIBLE and UNPAID."""
@@ -66,6 +74,12 @@ def check_invoice_limit(lines: Sequence[InvoiceLine], rate: TaxRate | None, para
             code=AMOUNT_TOO_LARGE.code,
             param=param,
         )
+
+
+def prorations_that_fit(waiting: Sequence[T], taken_lines: int) -> list[T]:
+    """The oldest of the `waiting` prorations (in the order they were made) that fit beside
+    `taken_lines` other lines within MAX_INVOICE_LINES; the rest wait for a later invoice."""
+    return list(waiting[: max(0, MAX_INVOICE_LINES - taken_lines)])
 
 
 def open_invoice(

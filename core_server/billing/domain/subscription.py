@@ -45,7 +45,13 @@ from core_server.billing.domain.invoice import (
     InvoiceStatus,
     merchant_credit,
 )
-from core_server.billing.domain.invoicing import check_invoice_limit, item_lines, next_retry, open_invoice
+from core_server.billing.domain.invoicing import (
+    check_invoice_limit,
+    item_lines,
+    next_retry,
+    open_invoice,
+    prorations_that_fit,
+)
 from core_server.billing.domain.periods import period_at, period_bounds
 from core_server.billing.domain.subscription_changes import Preview, PriceProration
 from core_server.billing.domain.subscription_item import (
@@ -499,7 +505,7 @@ class Subscription:
     def open_period_invoice(self, reason: BillingReason, rate: TaxRate | None, now: datetime) -> Invoice:
         """The invoice of the current period: every item it bills, and every proration still pending."""
         lines = item_lines(self.items, self.current_period_start, self.current_period_end)
-        waiting = self._waiting_prorations()
+        waiting = self._waiting_prorations(len(lines))
         invoice = self._open_invoice(reason, lines + [p.line for p in waiting], rate, now)
         for pending in waiting:
             pending.invoice_id = invoice.id
@@ -517,7 +523,7 @@ class Subscription:
             self.billing_anchor, self.interval, self.interval_count, self.period_index + 1
         )
         lines = item_lines(self.items, start, end)
-        waiting = self._waiting_prorations()
+        waiting = self._waiting_prorations(len(lines))
         return Invoice.draft(
             "",
             self.merchant_id,
@@ -684,10 +690,11 @@ class Subscription:
         """400 `amount_too_large` on `param` when the next regular invoice could not be charged."""
         check_invoice_limit(self._next_regular_lines(), rate, param)
 
-    def _waiting_prorations(self) -> list[PendingProration]:
-        """Every proration no invoice took yet — all of them go on the next invoice (a credit larger than
-        it makes a negative total, credited to the customer's balance) — charges first, then credits."""
-        waiting = [p for p in self.prorations if p.invoice_id is None]
+    def _waiting_prorations(self, taken_lines: int) -> list[PendingProration]:
+        """The prorations no invoice took yet that fit on the next one beside `taken_lines` item lines
+        (MAX_INVOICE_LINES; the oldest first, the rest wait for the invoice after) — a credit larger than
+        it makes a negative total, credited to the customer's balance — charges first, then credits."""
+        waiting = prorations_that_fit([p for p in self.prorations if p.invoice_id is None], taken_lines)
         return sorted(waiting, key=lambda p: p.line.amount_cents < 0)
 
     def _invoice_prorations(

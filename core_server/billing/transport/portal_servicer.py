@@ -62,7 +62,11 @@ class PortalServicer(portal_service_pb2_grpc.PortalServiceServicer):
     async def ResolvePortalSession(
         self, request: pb.ResolvePortalSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.ResolvePortalSessionResponse:
-        page = await self._portal.page(request.token)
+        page = await self._portal.page(
+            request.token,
+            after=request.subscriptions_after or None,
+            only=request.subscription_id or None,
+        )
         return pb.ResolvePortalSessionResponse(
             page=portal_pb2.PortalPage(view_json=dumps(portal_page_view(page)))
         )

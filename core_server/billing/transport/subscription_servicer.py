@@ -257,10 +257,17 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
     async def ListSubscriptionItems(
         self, request: pb.ListSubscriptionItemsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListSubscriptionItemsResponse:
-        items = await self._subscriptions.list_items(
-            owner_from_caller(request.caller), request.subscription_id
+        page = await self._subscriptions.list_items(
+            owner_from_caller(request.caller),
+            request.subscription_id,
+            limit=request.limit,
+            starting_after=request.starting_after or None,
         )
-        return pb.ListSubscriptionItemsResponse(items=[item_to_pb(item) for item in items])
+        return pb.ListSubscriptionItemsResponse(
+            items=[item_to_pb(item) for item in page.items],
+            has_more=page.has_more,
+            total_count=page.total_count,
+        )
 
     @rpc
     async def UpdateSubscriptionItem(

@@ -14,11 +14,16 @@ from datetime import UTC, datetime, timedelta
 from connect import errors
 
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.ports import Clock, ClockOffsets
+from core_server.kernel.application.ports import AdvanceLimits, Clock, ClockOffsets
 from core_server.kernel.application.timer_sweep import TimerSweep
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden
-from core_server.kernel.domain.test_clock import offset_after_advance
+from core_server.kernel.domain.test_clock import (
+    AdvanceLimit,
+    check_advance_within,
+    default_advance_limit,
+    offset_after_advance,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,13 +83,21 @@ class TestClockService:
 
     An advance runs, before it answers, every timer that fell due for that merchant — expiries, holds,
     due authorizations, webhook retries — as if the time had passed, so the merchant's next read already
-    shows the result, not whatever a background pass gets to later.
+    shows the result, not whatever a background pass gets to later. One advance goes at most as far as
+    the merchant's limit (DESIGN §10.5): billing tells it (`limits`), 2 years when nothing is wired.
     """
 
-    def __init__(self, base: Clock, offsets: ClockOffsets, sweeps: Sequence[TimerSweep] = ()) -> None:
+    def __init__(
+        self,
+        base: Clock,
+        offsets: ClockOffsets,
+        sweeps: Sequence[TimerSweep] = (),
+        limits: AdvanceLimits | None = None,
+    ) -> None:
         self._base = base
         self._offsets = offsets
         self._sweeps = list(sweeps)
+        self._limits = limits
 
     def add_sweeps(self, sweeps: Sequence[TimerSweep]) -> None:
         self._sweeps.extend(sweeps)
@@ -96,12 +109,19 @@ class TestClockService:
     async def advance(self, owner: Owner, to: int) -> datetime:
         _require_test(owner)
         current = await self._offsets.get(owner.merchant_id)
-        offset = offset_after_advance(self._base.now(), current, to)
+        real_now = self._base.now()
+        offset = offset_after_advance(real_now, current, to)
         if offset != current:
+            check_advance_within(to, await self._limit(owner.merchant_id, real_now + current))
             await self._offsets.set(owner.merchant_id, offset)
             for sweep in self._sweeps:
                 await sweep.run_once(owner)
         return self._base.now() + offset
+
+    async def _limit(self, merchant_id: str, test_now: datetime) -> AdvanceLimit:
+        if self._limits is None:
+            return default_advance_limit(test_now)
+        return await self._limits.limit(merchant_id, test_now)
 
 
 def _require_test(owner: Owner) -> None:

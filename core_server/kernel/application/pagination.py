@@ -59,3 +59,21 @@ async def require_cursor(
         raise ParameterInvalid(
             f"starting_after names no {noun} of yours: '{starting_after[:100]}'.", param="starting_after"
         )
+
+
+def page_in_order(
+    ordered: Sequence[T], id_of: Callable[[T], str], limit: int, starting_after: str | None, noun: str
+) -> Page[T]:
+    """A page of a short list already held in memory (in its own order), with its total count.
+
+    `starting_after` must name an object of the list, as for the lists read from storage.
+    """
+    start = 0
+    if starting_after is not None:
+        ids = [id_of(item) for item in ordered]
+        if starting_after not in ids:
+            raise ParameterInvalid(
+                f"starting_after names no {noun} of yours: '{starting_after[:100]}'.", param="starting_after"
+            )
+        start = ids.index(starting_after) + 1
+    return Page.of(ordered[start : start + limit + 1], limit, total_count=len(ordered))

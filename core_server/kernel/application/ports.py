@@ -10,6 +10,7 @@ from typing import Protocol
 
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.test_clock import AdvanceLimit
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,16 @@ class ClockOffsets(Protocol):
 
     async def set(self, merchant_id: str, offset: timedelta) -> None:
         """Stores the offset and tells every core, so each resolves the new time at once."""
+
+
+class AdvanceLimits(Protocol):
+    """How far one advance may move a merchant's TEST clock (DESIGN §10.5).
+
+    The limit depends on the merchant's TEST subscriptions, which belong to billing: billing implements this
+    port and bootstrap wires it in, so the kernel reads no context.
+    """
+
+    async def limit(self, merchant_id: str, test_now: datetime) -> AdvanceLimit: ...
 
 
 class Clocks(Protocol):

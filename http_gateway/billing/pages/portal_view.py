@@ -158,6 +158,12 @@ class PortalView:
     def invoices(self) -> list[Mapping[str, Any]]:
         return list(self.data.get("invoices") or [])
 
+    @property
+    def subscriptions_next(self) -> str | None:
+        """The id the "more subscriptions" link pages after, when more follow."""
+        value = self.data.get("subscriptions_next")
+        return str(value) if value else None
+
     def subscription(self, subscription_id: str) -> Mapping[str, Any] | None:
         return next((s for s in self.subscriptions if s.get("id") == subscription_id), None)
 

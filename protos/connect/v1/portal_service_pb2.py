@@ -27,7 +27,7 @@ from connect.v1 import customer_pb2 as connect_dot_v1_dot_customer__pb2
 from connect.v1 import portal_pb2 as connect_dot_v1_dot_portal__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/portal_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x19\x63onnect/v1/customer.proto\x1a\x17\x63onnect/v1/portal.proto\"\x97\x01\n\x1a\x43reatePortalSessionRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0b\x63ustomer_id\x18\x02 \x01(\t\x12\x12\n\nreturn_url\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"I\n\x1b\x43reatePortalSessionResponse\x12*\n\x07session\x18\x01 \x01(\x0b\x32\x19.connect.v1.PortalSession\",\n\x1bResolvePortalSessionRequest\x12\r\n\x05token\x18\x01 \x01(\t\"D\n\x1cResolvePortalSessionResponse\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.connect.v1.PortalPage\"<\n\x17GetPortalInvoiceRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x12\n\ninvoice_id\x18\x02 \x01(\t\"@\n\x18GetPortalInvoiceResponse\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.connect.v1.PortalPage\"\x9f\x01\n\x1aUpdatePaymentMethodRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x1a\n\x12\x61nti_forgery_token\x18\x02 \x01(\t\x12(\n\x04\x63\x61rd\x18\x03 \x01(\x0b\x32\x1a.connect.v1.VaultCardInput\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"P\n\x1bUpdatePaymentMethodResponse\x12\x31\n\x0epayment_method\x18\x01 \x01(\x0b\x32\x19.connect.v1.PaymentMethod\"^\n\x18\x43\x61ncelAtPeriodEndRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x1a\n\x12\x61nti_forgery_token\x18\x02 \x01(\t\x12\x17\n\x0fsubscription_id\x18\x03 \x01(\t\"6\n\x19\x43\x61ncelAtPeriodEndResponse\x12\x19\n\x11subscription_json\x18\x01 \x01(\t2\x8b\x04\n\rPortalService\x12\x66\n\x13\x43reatePortalSession\x12&.connect.v1.CreatePortalSessionRequest\x1a\'.connect.v1.CreatePortalSessionResponse\x12i\n\x14ResolvePortalSession\x12\'.connect.v1.ResolvePortalSessionRequest\x1a(.connect.v1.ResolvePortalSessionResponse\x12]\n\x10GetPortalInvoice\x12#.connect.v1.GetPortalInvoiceRequest\x1a$.connect.v1.GetPortalInvoiceResponse\x12\x66\n\x13UpdatePaymentMethod\x12&.connect.v1.UpdatePaymentMethodRequest\x1a\'.connect.v1.UpdatePaymentMethodResponse\x12`\n\x11\x43\x61ncelAtPeriodEnd\x12$.connect.v1.CancelAtPeriodEndRequest\x1a%.connect.v1.CancelAtPeriodEndResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/portal_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x19\x63onnect/v1/customer.proto\x1a\x17\x63onnect/v1/portal.proto\"\x97\x01\n\x1a\x43reatePortalSessionRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0b\x63ustomer_id\x18\x02 \x01(\t\x12\x12\n\nreturn_url\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"I\n\x1b\x43reatePortalSessionResponse\x12*\n\x07session\x18\x01 \x01(\x0b\x32\x19.connect.v1.PortalSession\"b\n\x1bResolvePortalSessionRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x1b\n\x13subscriptions_after\x18\x02 \x01(\t\x12\x17\n\x0fsubscription_id\x18\x03 \x01(\t\"D\n\x1cResolvePortalSessionResponse\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.connect.v1.PortalPage\"<\n\x17GetPortalInvoiceRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x12\n\ninvoice_id\x18\x02 \x01(\t\"@\n\x18GetPortalInvoiceResponse\x12$\n\x04page\x18\x01 \x01(\x0b\x32\x16.connect.v1.PortalPage\"\x9f\x01\n\x1aUpdatePaymentMethodRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x1a\n\x12\x61nti_forgery_token\x18\x02 \x01(\t\x12(\n\x04\x63\x61rd\x18\x03 \x01(\x0b\x32\x1a.connect.v1.VaultCardInput\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"P\n\x1bUpdatePaymentMethodResponse\x12\x31\n\x0epayment_method\x18\x01 \x01(\x0b\x32\x19.connect.v1.PaymentMethod\"^\n\x18\x43\x61ncelAtPeriodEndRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x1a\n\x12\x61nti_forgery_token\x18\x02 \x01(\t\x12\x17\n\x0fsubscription_id\x18\x03 \x01(\t\"6\n\x19\x43\x61ncelAtPeriodEndResponse\x12\x19\n\x11subscription_json\x18\x01 \x01(\t2\x8b\x04\n\rPortalService\x12\x66\n\x13\x43reatePortalSession\x12&.connect.v1.CreatePortalSessionRequest\x1a\'.connect.v1.CreatePortalSessionResponse\x12i\n\x14ResolvePortalSession\x12\'.connect.v1.ResolvePortalSessionRequest\x1a(.connect.v1.ResolvePortalSessionResponse\x12]\n\x10GetPortalInvoice\x12#.connect.v1.GetPortalInvoiceRequest\x1a$.connect.v1.GetPortalInvoiceResponse\x12\x66\n\x13UpdatePaymentMethod\x12&.connect.v1.UpdatePaymentMethodRequest\x1a\'.connect.v1.UpdatePaymentMethodResponse\x12`\n\x11\x43\x61ncelAtPeriodEnd\x12$.connect.v1.CancelAtPeriodEndRequest\x1a%.connect.v1.CancelAtPeriodEndResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,21 +39,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEPORTALSESSIONRESPONSE']._serialized_start=278
   _globals['_CREATEPORTALSESSIONRESPONSE']._serialized_end=351
   _globals['_RESOLVEPORTALSESSIONREQUEST']._serialized_start=353
-  _globals['_RESOLVEPORTALSESSIONREQUEST']._serialized_end=397
-  _globals['_RESOLVEPORTALSESSIONRESPONSE']._serialized_start=399
-  _globals['_RESOLVEPORTALSESSIONRESPONSE']._serialized_end=467
-  _globals['_GETPORTALINVOICEREQUEST']._serialized_start=469
-  _globals['_GETPORTALINVOICEREQUEST']._serialized_end=529
-  _globals['_GETPORTALINVOICERESPONSE']._serialized_start=531
-  _globals['_GETPORTALINVOICERESPONSE']._serialized_end=595
-  _globals['_UPDATEPAYMENTMETHODREQUEST']._serialized_start=598
-  _globals['_UPDATEPAYMENTMETHODREQUEST']._serialized_end=757
-  _globals['_UPDATEPAYMENTMETHODRESPONSE']._serialized_start=759
-  _globals['_UPDATEPAYMENTMETHODRESPONSE']._serialized_end=839
-  _globals['_CANCELATPERIODENDREQUEST']._serialized_start=841
-  _globals['_CANCELATPERIODENDREQUEST']._serialized_end=935
-  _globals['_CANCELATPERIODENDRESPONSE']._serialized_start=937
-  _globals['_CANCELATPERIODENDRESPONSE']._serialized_end=991
-  _globals['_PORTALSERVICE']._serialized_start=994
-  _globals['_PORTALSERVICE']._serialized_end=1517
+  _globals['_RESOLVEPORTALSESSIONREQUEST']._serialized_end=451
+  _globals['_RESOLVEPORTALSESSIONRESPONSE']._serialized_start=453
+  _globals['_RESOLVEPORTALSESSIONRESPONSE']._serialized_end=521
+  _globals['_GETPORTALINVOICEREQUEST']._serialized_start=523
+  _globals['_GETPORTALINVOICEREQUEST']._serialized_end=583
+  _globals['_GETPORTALINVOICERESPONSE']._serialized_start=585
+  _globals['_GETPORTALINVOICERESPONSE']._serialized_end=649
+  _globals['_UPDATEPAYMENTMETHODREQUEST']._serialized_start=652
+  _globals['_UPDATEPAYMENTMETHODREQUEST']._serialized_end=811
+  _globals['_UPDATEPAYMENTMETHODRESPONSE']._serialized_start=813
+  _globals['_UPDATEPAYMENTMETHODRESPONSE']._serialized_end=893
+  _globals['_CANCELATPERIODENDREQUEST']._serialized_start=895
+  _globals['_CANCELATPERIODENDREQUEST']._serialized_end=989
+  _globals['_CANCELATPERIODENDRESPONSE']._serialized_start=991
+  _globals['_CANCELATPERIODENDRESPONSE']._serialized_end=1045
+  _globals['_PORTALSERVICE']._serialized_start=1048
+  _globals['_PORTALSERVICE']._serialized_end=1571
 # @@protoc_insertion_point(module_scope)

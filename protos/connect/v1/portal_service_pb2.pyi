@@ -27,10 +27,14 @@ class CreatePortalSessionResponse(_message.Message):
     def __init__(self, session: _Optional[_Union[_portal_pb2.PortalSession, _Mapping]] = ...) -> None: ...
 
 class ResolvePortalSessionRequest(_message.Message):
-    __slots__ = ("token",)
+    __slots__ = ("token", "subscriptions_after", "subscription_id")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTIONS_AFTER_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
     token: str
-    def __init__(self, token: _Optional[str] = ...) -> None: ...
+    subscriptions_after: str
+    subscription_id: str
+    def __init__(self, token: _Optional[str] = ..., subscriptions_after: _Optional[str] = ..., subscription_id: _Optional[str] = ...) -> None: ...
 
 class ResolvePortalSessionResponse(_message.Message):
     __slots__ = ("page",)

@@ -188,18 +188,26 @@ class AddSubscriptionItemResponse(_message.Message):
     def __init__(self, item: _Optional[_Union[_subscription_pb2.SubscriptionItem, _Mapping]] = ...) -> None: ...
 
 class ListSubscriptionItemsRequest(_message.Message):
-    __slots__ = ("caller", "subscription_id")
+    __slots__ = ("caller", "subscription_id", "limit", "starting_after")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     subscription_id: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ...) -> None: ...
+    limit: int
+    starting_after: str
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListSubscriptionItemsResponse(_message.Message):
-    __slots__ = ("items",)
+    __slots__ = ("items", "has_more", "total_count")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    HAS_MORE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COUNT_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[_subscription_pb2.SubscriptionItem]
-    def __init__(self, items: _Optional[_Iterable[_Union[_subscription_pb2.SubscriptionItem, _Mapping]]] = ...) -> None: ...
+    has_more: bool
+    total_count: int
+    def __init__(self, items: _Optional[_Iterable[_Union[_subscription_pb2.SubscriptionItem, _Mapping]]] = ..., has_more: _Optional[bool] = ..., total_count: _Optional[int] = ...) -> None: ...
 
 class UpdateSubscriptionItemRequest(_message.Message):
     __slots__ = ("caller", "subscription_id", "item_id", "quantity", "proration_behavior", "idempotency")

@@ -17,6 +17,8 @@ from core_server.kernel.storage.idempotency_purge import PURGE_IDEMPOTENCY_KEYS,
 from core_server.locking.redis_lease import RedisLeaseFactory
 from core_server.webhooks.storage.event_purge import PURGE_EVENTS, PgEventPurge
 from tests.integration.core.factories import new_charge, new_owner
+from tests.integration.core.test_portal_sessions import RETURN_URL
+from tests.integration.core.test_subscription_service import customer_with_card
 from tests.webhook_receivers import WebhookReceiver, refused_url, start_receiver
 
 pytestmark = pytest.mark.integration
@@ -132,3 +134,44 @@ async def test_two_purgers_at_once_delete_each_row_once_and_never_wait_for_each_
     assert second["idempotency_keys"] + third["idempotency_keys"] + first_keys == 300
     assert second["events"] > 0 and third["events"] > 0
     assert await _rows(pool, "events") == 0 and await _rows(pool, "idempotency_keys") == 0
+
+
+async def test_rows_stamped_in_far_future_test_time_are_purged_by_their_real_age(
+    isolated_core: Core, isolated_pool: DbPool, clock: SettableClock
+) -> None:
+    """DESIGN §10.5: a TEST clock moved ~2 years ahead stamps events and portal sessions there; they still
+    go once their real age (the database's clock when they were written) passes the retention."""
+    core, pool = isolated_core, isolated_pool
+    async with pool.connection() as conn:
+        row = await (await conn.execute("SELECT now() AS real_now")).fetchone()
+        assert row is not None
+        real_now: datetime = row["real_now"]
+    clock.set(real_now)
+    owner = await new_owner(core)
+    far = await core.test_clock.now(owner) + timedelta(days=700)
+    await core.test_clock.advance(owner, int(far.timestamp()))
+    await new_charge(core, owner)
+    await core.portal.create(owner, customer_id=await customer_with_card(core, owner), return_url=RETURN_URL)
+    events = await _events_of(pool, owner.merchant_id)
+    assert events > 0 and await _rows(pool, "portal_sessions") == 1
+    stamped = await _count(
+        pool,
+        "SELECT count(*) AS n FROM events WHERE merchant_id = %s AND created_at > %s",
+        owner.merchant_id,
+        far - timedelta(minutes=1),
+    )
+    assert stamped == events  # every event carries the far-future TEST time
+
+    # An hour on, the session is still young by real time; a day after its real expiry it goes, though
+    # its TEST expiry is ~2 years ahead.
+    clock.set(real_now + timedelta(hours=1))
+    assert (await core.retention.run_once())["portal_sessions"] == 0
+    clock.set(real_now + timedelta(days=1, hours=1, minutes=5))
+    assert (await core.retention.run_once())["portal_sessions"] == 1
+    assert await _rows(pool, "portal_sessions") == 0
+    # 29 real days on, the events are too young; past the 30-day retention they go.
+    clock.set(real_now + timedelta(days=29))
+    assert (await core.retention.run_once())["events"] == 0
+    clock.set(real_now + timedelta(days=30, minutes=5))
+    assert (await core.retention.run_once())["events"] == events
+    assert await _events_of(pool, owner.merchant_id) == 0

@@ -9,10 +9,11 @@ from decimal import Decimal
 import pytest
 
 from core_server.billing.domain.catalog import Price, PriceTerms
-from core_server.billing.domain.invoice import BillingReason, InvoiceStatus, LineKind
+from core_server.billing.domain.invoice import BillingReason, InvoiceLine, InvoiceStatus, LineKind
+from core_server.billing.domain.invoicing import MAX_INVOICE_LINES
 from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_changes import PriceProration
-from core_server.billing.domain.subscription_item import ItemProration, ItemStatus
+from core_server.billing.domain.subscription_item import ItemProration, ItemStatus, PendingProration
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import InvalidRequest, NotFound, ParameterInvalid, StateConflict
@@ -469,3 +470,26 @@ def test_a_resume_after_the_paused_period_ended_credits_nothing() -> None:
     subscription.pause(START + timedelta(days=10))
     invoice = subscription.resume(None, START + timedelta(days=40))
     assert invoice is not None and [line.amount_cents for line in invoice.lines] == [3100]
+
+
+def test_an_invoice_carries_at_most_250_lines_and_the_prorations_beyond_wait_for_the_next() -> None:
+    subscription = started()
+    base_id = subscription.items[0].id
+    for n in range(300):
+        amount = 10 if n % 2 == 0 else -5
+        line = InvoiceLine(LineKind.PAST_DUE_PRORATION, f"p{n}", amount, 1, "price_base", START, START)
+        subscription.prorations.append(PendingProration(f"pp_{n:03}", base_id, line, MID))
+    preview = subscription.upcoming_invoice(None, MID)
+    assert len(preview.lines) == MAX_INVOICE_LINES
+
+    first = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, None, MID)
+    assert len(first.lines) == MAX_INVOICE_LINES  # the base item's line and the 249 oldest prorations
+    taken = {p.id for p in subscription.prorations if p.invoice_id == first.id}
+    assert taken == {f"pp_{n:03}" for n in range(MAX_INVOICE_LINES - 1)}
+    waiting = [p for p in subscription.prorations if p.invoice_id is None]
+    assert len(waiting) == 300 - (MAX_INVOICE_LINES - 1)  # none lost: they wait
+
+    second = subscription.open_period_invoice(BillingReason.SUBSCRIPTION_CYCLE, None, MID)
+    assert len(second.lines) == 1 + len(waiting)
+    assert all(p.invoice_id is not None for p in subscription.prorations)
+    assert sum(p.line.amount_cents for p in subscription.prorations) == 150 * 10 - 150 * 5

@@ -222,16 +222,22 @@ async def test_add_item_refusals_name_the_param_as_sent(client, subs, body, para
     assert not subs.AddSubscriptionItem.calls
 
 
-async def test_list_items_is_one_unpaged_list(client, subs):
-    subs.ListSubscriptionItems.by_default(svc.ListSubscriptionItemsResponse(items=[ITEM_PB]))
-    r = await client.get(f"{BASE}/subscriptions/{SUB}/items", headers=SECRET)
+async def test_list_items_is_paged_like_every_list(client, subs):
+    answer = svc.ListSubscriptionItemsResponse(items=[ITEM_PB], has_more=True, total_count=12)
+    subs.ListSubscriptionItems.by_default(answer)
+    url = f"{BASE}/subscriptions/{SUB}/items"
+    r = await client.get(url, params={"limit": 1, "starting_after": "si_1"}, headers=SECRET)
     assert r.json() == {
         "object": "list",
         "data": [json.loads(ITEM_PB.object_json)],
-        "has_more": False,
-        "url": f"{BASE}/subscriptions/{SUB}/items",
-        "total_count": 1,
+        "has_more": True,
+        "url": url,
+        "total_count": 12,
     }
+    sent = subs.ListSubscriptionItems.calls[-1].message
+    assert (sent.limit, sent.starting_after, sent.subscription_id) == (1, "si_1", SUB)
+    assert _error(await client.get(url, params={"limit": 101}, headers=SECRET))[2] == "limit"
+    assert _error(await client.get(url, params={"nope": 1}, headers=SECRET))[2] == "nope"
 
 
 async def test_update_item_needs_a_quantity_of_at_least_1(client, subs):

@@ -248,6 +248,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         concurrency=settings.webhook_concurrency,
         per_endpoint=settings.webhook_endpoint_concurrency,
         per_merchant=settings.webhook_merchant_concurrency,
+        reserve=settings.webhook_reserved_slots,  # None: a quarter of the slots
         timeout=settings.webhook_timeout_seconds,
         lease=timedelta(seconds=settings.webhook_lease_seconds),
         poll_interval=settings.webhook_poll_seconds,

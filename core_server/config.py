@@ -41,6 +41,9 @@ class Settings:
     webhook_concurrency: int = 32
     webhook_endpoint_concurrency: int = 8
     webhook_merchant_concurrency: int = 16
+    # DESIGN §10.9: free slots a merchant's second and further attempts never take, kept for merchants
+    # with nothing in flight (WEBHOOK_RESERVED_SLOTS; None: a quarter of WEBHOOK_CONCURRENCY).
+    webhook_reserved_slots: int | None = None
     event_retention_seconds: float = 30 * 86400.0
     retention_interval_seconds: float = 600.0
     webhook_dns_timeout_seconds: float = 3.0
@@ -86,6 +89,9 @@ class Settings:
             raise ConfigError("WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1")
         if self.webhook_merchant_concurrency < 1:
             raise ConfigError("WEBHOOK_MERCHANT_CONCURRENCY must be at least 1")
+        if self.webhook_reserved_slots is not None and self.webhook_reserved_slots < 0:
+            # Above WEBHOOK_CONCURRENCY - 1 it is clamped there: a merchant always gets its first slot.
+            raise ConfigError("WEBHOOK_RESERVED_SLOTS must be at least 0")
         if self.webhook_dns_timeout_seconds <= 0:
             raise ConfigError("WEBHOOK_DNS_TIMEOUT_SECONDS must be positive")
         if self.event_retention_seconds <= 0 or self.retention_interval_seconds <= 0:
@@ -218,6 +224,9 @@ class Settings:
             webhook_merchant_concurrency=int(
                 e.get("WEBHOOK_MERCHANT_CONCURRENCY")
                 or str(max(1, int(e.get("WEBHOOK_CONCURRENCY", "32")) // 2))
+            ),
+            webhook_reserved_slots=(
+                int(e["WEBHOOK_RESERVED_SLOTS"]) if e.get("WEBHOOK_RESERVED_SLOTS") else None
             ),
             # Retention (README, Retention); EVENT_RETENTION_SECONDS overrides the days for tests and soaks.
             event_retention_seconds=float(

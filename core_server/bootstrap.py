@@ -267,7 +267,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     ask_timeout = settings.ask_timeout_seconds
     # Sign-up and login hash in a small bounded pool, so a login flood cannot starve payment calls.
-    kdf_pool = KdfPool(settings.login_kdf_workers, settings.login_kdf_queue)
+    kdf_pool = KdfPool(settings.login_kdf_workers, settings.login_kdf_queue, settings.login_kdf_per_address)
     sweeps = [
         TimerSweep(
             "expiration",

@@ -65,6 +65,9 @@ class Settings:
     core_heartbeat_lapse_seconds: float = 3.0
     login_kdf_workers: int = 2
     login_kdf_queue: int = 8
+    # DESIGN §10.9: one client address's share of the KDF pool (LOGIN_KDF_PER_ADDRESS; None: a quarter
+    # of LOGIN_KDF_WORKERS + LOGIN_KDF_QUEUE).
+    login_kdf_per_address: int | None = None
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     webhook_allow_private_targets: bool = False
@@ -102,6 +105,8 @@ class Settings:
         if self.webhook_lease_seconds <= self.webhook_timeout_seconds:
             # A lease shorter than an attempt would let a second core send the same pair meanwhile.
             raise ConfigError("WEBHOOK_LEASE_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+        if self.login_kdf_per_address is not None and self.login_kdf_per_address < 1:
+            raise ConfigError("LOGIN_KDF_PER_ADDRESS must be at least 1")
         if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
             raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
         if self.billing_claim_seconds < 1:
@@ -255,6 +260,9 @@ class Settings:
             # Password hashing (sign-up, login) runs in this many threads with this many waiting at most.
             login_kdf_workers=_integer(e, "LOGIN_KDF_WORKERS", "2"),
             login_kdf_queue=_integer(e, "LOGIN_KDF_QUEUE", "8"),
+            login_kdf_per_address=(
+                _integer(e, "LOGIN_KDF_PER_ADDRESS", "1") if e.get("LOGIN_KDF_PER_ADDRESS") else None
+            ),
             tls_cert_file=e.get("CORE_TLS_CERT_FILE", "").strip() or None,
             tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),

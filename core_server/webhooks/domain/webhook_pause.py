@@ -6,7 +6,7 @@ still keep slots busy for nothing. So after PAUSE_AFTER_TIMEOUTS attempts in a r
 within the time-out, the endpoint's deliveries are deferred: no dispatcher claims them before
 `paused_until` (real time). The pause starts at FIRST_PAUSE and doubles with each further time-out,
 up to MAX_PAUSE. When it ends, the endpoint is on probation: one delivery at a time goes out as a
-probe (the claim pushes `paused_until` to the probe's lease end, so no other core sends beside it).
+probe (no claim takes another of its deliveries while one is leased).
 A success ends probation and resets the count; an answered failure (a 500, a refused connection —
 fast, holding no slot) lifts the pause for the next probe but does not reset the count.
 

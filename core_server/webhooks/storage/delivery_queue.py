@@ -43,9 +43,11 @@ _DUE = """d.status = 'pending'
 # merchant with something due gets its first slot before any gets its second. No merchant goes beyond
 # `per_merchant`, and a merchant's second and further slots never take the last `reserve` free slots:
 # a merchant with nothing in flight finds one free at once, however many merchants' receivers hang.
-# At most `per_endpoint` come from one endpoint, one from an endpoint on probation after a pause
-# (webhook_pause.py); a paused endpoint gives none. Claiming a probe pushes its endpoint's pause to the
-# lease end, so no other claim sends beside the probe.
+# At most `per_endpoint` come from one endpoint; a paused endpoint gives none, and one on probation after
+# a pause (webhook_pause.py) gives one, only while none of its deliveries is leased (its probe is out).
+# That check reads, locking no endpoint row: a claim that locked endpoints after deliveries could deadlock
+# with an endpoint's deletion, which locks them the other way round. (Two cores claiming at the same
+# instant may each send one probe.)
 # SKIP LOCKED sits inside the per-endpoint subquery: a worker claiming at the same moment takes the next
 # rows instead of losing the race for the same ones. Candidates the caps leave out are locked only for
 # this statement. Rows are re-checked under the lock, and the UPDATE commits the lease at once (the POST
@@ -57,8 +59,7 @@ WITH busy AS (
     FROM unnest(%(busy_merchants)s::text[], %(merchant_busy)s::int[]) AS b(merchant_id, n)
 ),
 candidates AS (
-    SELECT due.id, due.next_attempt_at, due.seq, w.merchant_id, w.id AS endpoint_id,
-           w.consecutive_timeouts >= %(probe_after)s AS probe
+    SELECT due.id, due.next_attempt_at, due.seq, w.merchant_id
     FROM webhook_endpoints w
     CROSS JOIN LATERAL (
         SELECT d.id, d.next_attempt_at, d.seq
@@ -72,28 +73,27 @@ candidates AS (
     ) due
     WHERE w.status <> 'disabled' AND NOT (w.id = ANY(%(skip)s::text[]))
       AND (w.paused_until IS NULL OR w.paused_until <= %(now)s)
+      AND (w.consecutive_timeouts < %(probe_after)s OR NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries leased
+             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND leased.locked_until > %(now)s))
 ),
 loaded AS (
-    SELECT c.id, c.next_attempt_at, c.seq, c.endpoint_id, c.probe,
+    SELECT c.id, c.next_attempt_at, c.seq,
            COALESCE(busy.n, 0)
              + row_number() OVER (PARTITION BY c.merchant_id ORDER BY c.next_attempt_at, c.seq) AS load
     FROM candidates c
     LEFT JOIN busy ON busy.merchant_id = c.merchant_id
 ),
 ordered AS (
-    SELECT l.id, l.endpoint_id, l.probe, l.load,
+    SELECT l.id, l.load,
            row_number() OVER (ORDER BY l.load, l.next_attempt_at, l.seq) AS position
     FROM loaded l
     WHERE l.load <= %(per_merchant)s
 ),
 locked AS (
-    SELECT o.id, o.endpoint_id, o.probe
+    SELECT o.id
     FROM ordered o
     WHERE o.position <= %(limit)s AND (o.load = 1 OR o.position <= %(limit)s - %(reserve)s)
-),
-probing AS (
-    UPDATE webhook_endpoints pe SET paused_until = %(lease_until)s
-     WHERE pe.id IN (SELECT locked.endpoint_id FROM locked WHERE locked.probe)
 )
 UPDATE webhook_deliveries d
    SET locked_until = %(lease_until)s, claim_token = %(token)s, requeued = false, updated_at = now()

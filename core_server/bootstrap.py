@@ -249,6 +249,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         concurrency=settings.webhook_concurrency,
         per_endpoint=settings.webhook_endpoint_concurrency,
         per_merchant=settings.webhook_merchant_concurrency,
+        reserve=settings.webhook_reserved_slots,  # None: a quarter of the slots
         timeout=settings.webhook_timeout_seconds,
         lease=timedelta(seconds=settings.webhook_lease_seconds),
         poll_interval=settings.webhook_poll_seconds,
@@ -267,7 +268,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     ask_timeout = settings.ask_timeout_seconds
     # Sign-up and login hash in a small bounded pool, so a login flood cannot starve payment calls.
-    kdf_pool = KdfPool(settings.login_kdf_workers, settings.login_kdf_queue)
+    kdf_pool = KdfPool(settings.login_kdf_workers, settings.login_kdf_queue, settings.login_kdf_per_address)
     sweeps = [
         TimerSweep(
             "expiration",

@@ -41,6 +41,9 @@ class Settings:
     webhook_concurrency: int = 32
     webhook_endpoint_concurrency: int = 8
     webhook_merchant_concurrency: int = 16
+    # DESIGN §10.9: free slots a merchant's second and further attempts never take, kept for merchants
+    # with nothing in flight (WEBHOOK_RESERVED_SLOTS; None: a quarter of WEBHOOK_CONCURRENCY).
+    webhook_reserved_slots: int | None = None
     event_retention_seconds: float = 30 * 86400.0
     retention_interval_seconds: float = 600.0
     webhook_dns_timeout_seconds: float = 3.0
@@ -62,6 +65,9 @@ class Settings:
     core_heartbeat_lapse_seconds: float = 3.0
     login_kdf_workers: int = 2
     login_kdf_queue: int = 8
+    # DESIGN §10.9: one client address's share of the KDF pool (LOGIN_KDF_PER_ADDRESS; None: a quarter
+    # of LOGIN_KDF_WORKERS + LOGIN_KDF_QUEUE).
+    login_kdf_per_address: int | None = None
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     webhook_allow_private_targets: bool = False
@@ -86,6 +92,9 @@ class Settings:
             raise ConfigError("WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1")
         if self.webhook_merchant_concurrency < 1:
             raise ConfigError("WEBHOOK_MERCHANT_CONCURRENCY must be at least 1")
+        if self.webhook_reserved_slots is not None and self.webhook_reserved_slots < 0:
+            # Above WEBHOOK_CONCURRENCY - 1 it is clamped there: a merchant always gets its first slot.
+            raise ConfigError("WEBHOOK_RESERVED_SLOTS must be at least 0")
         if self.webhook_dns_timeout_seconds <= 0:
             raise ConfigError("WEBHOOK_DNS_TIMEOUT_SECONDS must be positive")
         if self.event_retention_seconds <= 0 or self.retention_interval_seconds <= 0:
@@ -96,6 +105,8 @@ class Settings:
         if self.webhook_lease_seconds <= self.webhook_timeout_seconds:
             # A lease shorter than an attempt would let a second core send the same pair meanwhile.
             raise ConfigError("WEBHOOK_LEASE_SECONDS must exceed WEBHOOK_TIMEOUT_SECONDS")
+        if self.login_kdf_per_address is not None and self.login_kdf_per_address < 1:
+            raise ConfigError("LOGIN_KDF_PER_ADDRESS must be at least 1")
         if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
             raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
         if self.billing_claim_seconds < 1:
@@ -219,6 +230,9 @@ class Settings:
                 e.get("WEBHOOK_MERCHANT_CONCURRENCY")
                 or str(max(1, int(e.get("WEBHOOK_CONCURRENCY", "32")) // 2))
             ),
+            webhook_reserved_slots=(
+                int(e["WEBHOOK_RESERVED_SLOTS"]) if e.get("WEBHOOK_RESERVED_SLOTS") else None
+            ),
             # Retention (README, Retention); EVENT_RETENTION_SECONDS overrides the days for tests and soaks.
             event_retention_seconds=float(
                 e.get("EVENT_RETENTION_SECONDS") or float(e.get("EVENT_RETENTION_DAYS", "30")) * 86400
@@ -246,6 +260,9 @@ class Settings:
             # Password hashing (sign-up, login) runs in this many threads with this many waiting at most.
             login_kdf_workers=_integer(e, "LOGIN_KDF_WORKERS", "2"),
             login_kdf_queue=_integer(e, "LOGIN_KDF_QUEUE", "8"),
+            login_kdf_per_address=(
+                _integer(e, "LOGIN_KDF_PER_ADDRESS", "1") if e.get("LOGIN_KDF_PER_ADDRESS") else None
+            ),
             tls_cert_file=e.get("CORE_TLS_CERT_FILE", "").strip() or None,
             tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),

@@ -13,6 +13,7 @@ from http_gateway.pipeline.admission import (
     admit_dashboard,
     admit_public,
     check_idempotency,
+    client_address,
     core_of,
     respond,
     rpc,
@@ -46,6 +47,7 @@ async def create_merchant(request: Request) -> HTTPResponse:
         password=body["password"],
         business_name=body.get("business_name", ""),
         idempotency=idempotency,
+        client_address=client_address(request),
     )
     reply = await rpc(request, core_of(request).merchants.CreateMerchant, message)
     return respond(reply, merchant_json(reply.response.merchant), status=201)
@@ -55,7 +57,9 @@ async def issue_token(request: Request) -> HTTPResponse:
     # No idempotency: a token is not a resource, and replaying one would hand out a stale credential.
     await admit_public(request)
     body = validate_body(request, LOGIN_FIELDS)
-    message = merchant_service_pb2.IssueTokenRequest(email=body["email"], password=body["password"])
+    message = merchant_service_pb2.IssueTokenRequest(
+        email=body["email"], password=body["password"], client_address=client_address(request)
+    )
     reply = await rpc(request, core_of(request).merchants.IssueToken, message)
     token = reply.response
     body = {

@@ -25,6 +25,7 @@ RESTART_ENV = {
     "WEBHOOK_CONCURRENCY": "4",
     "WEBHOOK_ENDPOINT_CONCURRENCY": "4",
     "WEBHOOK_MERCHANT_CONCURRENCY": "4",  # one merchant: all four slots in flight when the core dies
+    "WEBHOOK_RESERVED_SLOTS": "0",  # no slot kept back for other merchants: there are none here
 }
 
 

@@ -32,3 +32,25 @@ def test_the_pool_size_is_read_from_the_environment() -> None:
 def test_a_bad_pool_size_refuses_to_start(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env({**BASE, name: value})
+
+
+def test_one_addresss_share_defaults_to_a_quarter_of_the_pool_and_can_be_set() -> None:
+    from core_server.security.kdf_pool import KdfPool
+
+    default = Settings.from_env(BASE)
+    assert default.login_kdf_per_address is None
+    pool = KdfPool(default.login_kdf_workers, default.login_kdf_queue, default.login_kdf_per_address)
+    try:
+        assert pool.per_owner == 2
+    finally:
+        pool.close()
+    assert Settings.from_env({**BASE, "LOGIN_KDF_PER_ADDRESS": "3"}).login_kdf_per_address == 3
+    with pytest.raises(ConfigError, match="LOGIN_KDF_PER_ADDRESS"):
+        Settings.from_env({**BASE, "LOGIN_KDF_PER_ADDRESS": "0"})
+
+
+def test_webhook_reserved_slots_default_to_a_quarter_and_can_be_set() -> None:
+    assert Settings.from_env(BASE).webhook_reserved_slots is None  # the dispatcher takes concurrency // 4
+    assert Settings.from_env({**BASE, "WEBHOOK_RESERVED_SLOTS": "0"}).webhook_reserved_slots == 0
+    with pytest.raises(ConfigError, match="WEBHOOK_RESERVED_SLOTS"):
+        Settings.from_env({**BASE, "WEBHOOK_RESERVED_SLOTS": "-1"})

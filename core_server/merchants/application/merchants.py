@@ -14,11 +14,15 @@ from core_server.kernel.domain.errors import NotFound, ParameterInvalid, RateLim
 from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
 from core_server.merchants.domain.login_throttle import (
     BASE_DELAY,
+    KNOWN_ADDRESS_FOR,
     LoginRecord,
     account_key,
+    address_group,
+    address_key,
     after_attempt,
     forget_after,
     wait_before_attempt,
+    without_one,
 )
 from core_server.merchants.domain.merchant import (
     Merchant,
@@ -64,15 +68,22 @@ class LoginAttempts(Protocol):
 
     async def reset(self, key: str) -> None: ...
 
+    async def is_known(self, key: str) -> bool:
+        """Whether the (account, address) pair of `key` signed in successfully within its remembered time."""
+
+    async def remember(self, key: str, keep: timedelta) -> None:
+        """Marks the pair of `key` as known for `keep` (from now; a later success extends it)."""
+
 
 class KdfRunner(Protocol):
     """Runs the password KDF off the event loop, in a bounded pool (core_server/security/kdf_pool.py);
     raises when the pool is saturated rather than queueing without bound."""
 
-    def check_room(self) -> None:
-        """Raises if a hash could not be admitted right now (cheap; checked before any I/O)."""
+    def check_room(self, owner: str = "") -> None:
+        """Raises if a hash for `owner` (a client address group; "" unattributed) could not be admitted
+        right now (cheap; checked before any I/O)."""
 
-    async def run(self, fn: Callable[..., T], /, *args: object) -> T: ...
+    async def run(self, fn: Callable[..., T], /, *args: object, owner: str = "") -> T: ...
 
 
 class TokenIssuer(Protocol):
@@ -96,13 +107,17 @@ class MerchantService:
         self._attempts = attempts
         self._kdf = kdf
 
-    async def create(self, email: str, password: str, business_name: str) -> Merchant:
+    async def create(
+        self, email: str, password: str, business_name: str, client_address: str = ""
+    ) -> Merchant:
         validate_email(email, "email")
         check_password(password)
         validate_profile_field("business_name", business_name)
-        self._kdf.check_room()
-        # scrypt is deliberately slow: keep it off the event loop, in the bounded KDF pool.
-        password_hash = await self._kdf.run(hash_password, password)
+        owner = address_group(client_address)
+        self._kdf.check_room(owner)
+        # scrypt is deliberately slow: keep it off the event loop, in the bounded KDF pool, where one
+        # client address holds at most its share (KdfPool).
+        password_hash = await self._kdf.run(hash_password, password, owner=owner)
         now = self._clock.now().replace(microsecond=0)
         for merchant_id in id_candidates("acct_", 24):
             merchant = Merchant(
@@ -121,22 +136,45 @@ class MerchantService:
             return merchant
         raise IdSpaceExhausted("ten merchant id collisions in a row")
 
-    async def issue_token(self, email: str, password: str) -> tuple[str, int]:
+    async def issue_token(self, email: str, password: str, client_address: str = "") -> tuple[str, int]:
+        """`client_address` is the caller's address as the gateway determined it (DESIGN §10.9): failures
+        are counted per (account, address), and an address that signed in recently is never slowed by
+        other addresses' failures (login_throttle.py)."""
         # Throttled before anything else: a throttled guess is never checked, so it cannot succeed, and
         # known and unknown e-mails are counted alike (login_throttle.py).
-        key = account_key(email)
-        # A flood that fills the KDF pool is shed before it costs a Redis or PostgreSQL round trip (and
-        # before it is counted: a shed attempt checks nothing).
-        self._kdf.check_room()
-        await self._count_attempt(key)
+        pair = address_key(email, client_address)
+        owner = address_group(client_address)
+        # A flood that fills the KDF pool (or this address's share of it) is shed before it costs a Redis
+        # or PostgreSQL round trip (and before it is counted: a shed attempt checks nothing).
+        self._kdf.check_room(owner)
+        known = await self._attempts.is_known(pair)
+        if not known:
+            # Unknown addresses also answer to the account's record of their failures together.
+            await self._count_attempt(account_key(email))
+        await self._count_attempt(pair)
         merchant = await self._merchants.find_by_email(email)
         # Verify against a dummy hash for unknown e-mails too, so timing does not reveal which exist.
         stored = merchant.password_hash if merchant else _DUMMY_HASH
-        ok = await self._kdf.run(verify_password, password, stored)
+        ok = await self._kdf.run(verify_password, password, stored, owner=owner)
         if merchant is None or not ok:
             raise Unauthenticated(BAD_CREDENTIALS, code=errors.INVALID_CREDENTIALS.code)
-        await self._attempts.reset(key)
+        # The address's own record restarts and it becomes known. The account's record of unknown
+        # addresses only takes this attempt back: the other addresses' guessing goes on being slowed.
+        await self._attempts.reset(pair)
+        await self._attempts.remember(pair, KNOWN_ADDRESS_FOR)
+        if not known:
+            await self._take_back(account_key(email))
         return self._tokens.issue(merchant.id)
+
+    async def _take_back(self, key: str) -> None:
+        """Uncounts one attempt that succeeded; under contention it may stay counted (a stricter slip)."""
+        for _ in range(_COUNT_TRIES):
+            record = await self._attempts.read(key)
+            if record.failures == 0:
+                return
+            updated = without_one(record)
+            if await self._attempts.replace(key, record, updated, forget_after(updated)):
+                return
 
     async def _count_attempt(self, key: str) -> None:
         """Counts this attempt as a failure up front (a success resets it), or raises RateLimited."""

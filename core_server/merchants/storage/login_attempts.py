@@ -1,7 +1,8 @@
 """RedisLoginAttempts: the login throttle's records in Redis, shared by every core (and so every gateway).
 
 One hash per throttle key, `{namespace}:login:{key}`, with `f` (attempts counted since the last success)
-and `t` (when the last one was counted, epoch microseconds). The rule lives in
+and `t` (when the last one was counted, epoch microseconds); a known (account, address) pair is a key
+`{namespace}:login-known:{key}` that expires when it is no longer known. The rule lives in
 `merchants/domain/login_throttle.py`; this adapter only reads, compare-and-sets and deletes records.
 Redis failures surface as LockServiceUnavailable (the core answers UNAVAILABLE): the throttle fails
 closed, never letting guesses through uncounted.
@@ -58,6 +59,7 @@ class RedisLoginAttempts:
     def __init__(self, redis: aioredis.Redis, *, namespace: str, call_timeout: float = 2.0) -> None:
         self._redis = redis
         self._prefix = f"{namespace}:login:"
+        self._known_prefix = f"{namespace}:login-known:"
         self._call_timeout = call_timeout
         self._compare_and_set = redis.register_script(COMPARE_AND_SET_SCRIPT)
 
@@ -81,6 +83,14 @@ class RedisLoginAttempts:
 
     async def reset(self, key: str) -> None:
         await self._bounded(self._redis.delete(self._prefix + key))
+
+    async def is_known(self, key: str) -> bool:
+        return bool(await self._bounded(self._redis.exists(self._known_prefix + key)))
+
+    async def remember(self, key: str, keep: timedelta) -> None:
+        await self._bounded(
+            self._redis.set(self._known_prefix + key, b"1", px=max(1, keep // timedelta(milliseconds=1)))
+        )
 
     async def _bounded(self, call: Awaitable[T]) -> T:
         try:

@@ -33,7 +33,9 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
         self, request: pb.CreateMerchantRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateMerchantResponse:
         async def operation(_claim: object) -> pb.CreateMerchantResponse:
-            merchant = await self._merchants.create(request.email, request.password, request.business_name)
+            merchant = await self._merchants.create(
+                request.email, request.password, request.business_name, request.client_address
+            )
             return pb.CreateMerchantResponse(merchant=merchant_to_pb(merchant))
 
         result = await self._runner.run(
@@ -47,7 +49,9 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
     async def IssueToken(
         self, request: pb.IssueTokenRequest, context: grpc.aio.ServicerContext
     ) -> pb.IssueTokenResponse:
-        token, lifetime = await self._merchants.issue_token(request.email, request.password)
+        token, lifetime = await self._merchants.issue_token(
+            request.email, request.password, request.client_address
+        )
         return pb.IssueTokenResponse(access_token=token, token_type="bearer", expires_in=lifetime)
 
     @rpc

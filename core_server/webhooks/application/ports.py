@@ -114,21 +114,32 @@ class DeliveryQueue(Protocol):
         per_endpoint: int,
         skip_endpoints: Sequence[str],
         per_merchant: int,
-        merchant_room: Mapping[str, int],
+        merchant_busy: Mapping[str, int],
+        reserve: int,
         token: str,
     ) -> list[ClaimedDelivery]:
-        """Leases up to `limit` due deliveries (FOR UPDATE SKIP LOCKED), at most `per_endpoint` each, and
-        at most `per_merchant` per merchant, or `merchant_room[merchant]` for merchants listed there."""
+        """Leases up to `limit` due deliveries (FOR UPDATE SKIP LOCKED) of endpoints not paused, at most
+        `per_endpoint` each (one for an endpoint on probation), round-robin over merchants: the merchant
+        holding the fewest slots (`merchant_busy` counts this process's attempts in flight) is served
+        first, none beyond `per_merchant`; and a merchant's second and further slots never take the last
+        `reserve` free ones, kept for merchants with nothing in flight."""
 
     async def announce(self) -> None:
         """Wakes every dispatcher (a backlog is left after a full claim: peers should take their share)."""
 
     async def record(
-        self, claimed: ClaimedDelivery, attempt: DeliveryAttempt, retry_at: datetime | None
+        self,
+        claimed: ClaimedDelivery,
+        attempt: DeliveryAttempt,
+        retry_at: datetime | None,
+        *,
+        timed_out: bool = False,
+        now: datetime | None = None,
     ) -> bool:
         """Stores the attempt, moves the delivery on (succeeded, retry at `retry_at`, or failed when
-        None) unless a resend re-queued it meanwhile, and updates the endpoint's health. True when a
-        resend re-queued it: the delivery is due again now."""
+        None) unless a resend re-queued it meanwhile, and updates the endpoint's health and its pause
+        (webhook_pause.py; `now` is real time). True when a resend re-queued it: the delivery is due
+        again now."""
 
     async def list_for_endpoint(
         self, endpoint_id: str, limit: int, starting_after: str | None
@@ -142,6 +153,9 @@ class DeliveryQueue(Protocol):
 class SendResult:
     status_code: int | None
     error: str | None
+    timed_out: bool = False
+    """No answer (or no connection) within the time-out: the attempt held its slot the whole time. Kept
+    apart from `error`, whose text does not tell a dropped connection from a refused one."""
 
 
 class WebhookSender(Protocol):

@@ -9,8 +9,11 @@ retries the pair (deliveries are at-least-once; receivers deduplicate by the eve
 
 A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
 `concurrency` attempts run per process, at most `per_endpoint` of them for one endpoint, and at most
-`per_merchant` for one merchant's endpoints together (so one merchant's ten silent receivers cannot hold
-every slot while other merchants' events wait).
+`per_merchant` for one merchant's endpoints together. Slots are shared round-robin across merchants
+(the merchant holding the fewest is served first, not the oldest delivery), and the last `reserve` free
+slots only ever go to a merchant with nothing in flight here: however many accounts point endpoints at
+silent receivers, another merchant's event finds a free slot at once (DESIGN §10.9). An endpoint that
+keeps timing out is paused with back-off (webhook_pause.py), so silent receivers stop holding slots.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class WebhookDispatcher:
         concurrency: int = 32,
         per_endpoint: int = 8,
         per_merchant: int = 16,
+        reserve: int | None = None,
         timeout: float = DELIVERY_TIMEOUT_SECONDS,
         lease: timedelta = timedelta(seconds=60),
         poll_interval: float = 5.0,
@@ -81,6 +85,9 @@ class WebhookDispatcher:
         self._concurrency = concurrency
         self._per_endpoint = per_endpoint
         self._per_merchant = per_merchant
+        # WEBHOOK_RESERVED_SLOTS, by default a quarter of the slots; never more than the slots less one,
+        # so a merchant alone can always be served.
+        self._reserve = max(0, min(concurrency // 4 if reserve is None else reserve, concurrency - 1))
         self._timeout = timeout
         self._lease = lease
         self.poll_interval = poll_interval
@@ -157,7 +164,6 @@ class WebhookDispatcher:
         busy = Counter(endpoint for endpoint, _ in self._inflight.values())
         saturated = [endpoint for endpoint, n in busy.items() if n >= self._per_endpoint]
         merchant_busy = Counter(merchant for _, merchant in self._inflight.values())
-        merchant_room = {merchant: self._per_merchant - n for merchant, n in merchant_busy.items()}
         # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot change.
         claimed = await self._queue.claim(
             now,
@@ -166,19 +172,25 @@ class WebhookDispatcher:
             per_endpoint=self._per_endpoint,
             skip_endpoints=saturated,
             per_merchant=self._per_merchant,
-            merchant_room=merchant_room,
+            merchant_busy=dict(merchant_busy),
+            reserve=self._reserve,
             token=uuid.uuid4().hex,
         )
         for delivery in claimed:
             self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
         capped = Counter(d.endpoint_id for d in claimed)
-        merchant_capped = Counter(d.merchant_id for d in claimed)
+        held = merchant_busy + Counter(d.merchant_id for d in claimed)
         more_due = bool(claimed) and (
-            len(claimed) == free
+            len(claimed) >= max(free - self._reserve, 1)  # the free slots or the shared ones are taken
             or max(capped.values()) >= self._per_endpoint
-            or any(n >= merchant_room.get(m, self._per_merchant) for m, n in merchant_capped.items())
+            or any(held[d.merchant_id] >= self._per_merchant for d in claimed)
         )
-        self._room_bound = more_due or bool(saturated) or any(room <= 0 for room in merchant_room.values())
+        self._room_bound = (
+            more_due
+            or bool(saturated)
+            or any(n >= self._per_merchant for n in merchant_busy.values())
+            or free - len(claimed) <= self._reserve  # the reserve is in use: a finished attempt may free room
+        )
         loop_time = asyncio.get_running_loop().time()
         if more_due and loop_time - self._announced_at >= ANNOUNCE_INTERVAL_SECONDS:
             # More may be due than this process takes: wake the other cores to claim their share. Once
@@ -227,7 +239,9 @@ class WebhookDispatcher:
             due_again = False
             try:
                 # Awaits the record transaction; if it fails, the lease lapses and the pair is tried again.
-                due_again = await self._queue.record(claimed, attempt, retry_at)
+                due_again = await self._queue.record(
+                    claimed, attempt, retry_at, timed_out=result.timed_out, now=self._clocks.system().now()
+                )
             except Exception:  # noqa: BLE001
                 logger.exception("recording webhook attempt %s failed", claimed.delivery_id)
             if due_again:
@@ -271,4 +285,4 @@ class WebhookDispatcher:
                     target, addresses[0], body, headers, max(deadline - loop.time(), 0.01)
                 )
         except TimeoutError:
-            return SendResult(None, f"no answer within {self._timeout:g} s")
+            return SendResult(None, f"no answer within {self._timeout:g} s", timed_out=True)

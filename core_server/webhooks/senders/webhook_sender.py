@@ -80,12 +80,12 @@ class HttpWebhookSender:
                 # The operator's log keeps the cause (no URL: its query may be the merchant's business).
                 cause = "ConnectTimeout" if isinstance(exc, TimeoutError) else "ConnectError"
                 logger.info("webhook connection failed: %s", cause)
-                return SendResult(None, CONNECTION_FAILED)
+                return SendResult(None, CONNECTION_FAILED, timed_out=isinstance(exc, TimeoutError))
             try:
                 async with asyncio.timeout_at(deadline):
                     return SendResult(await _exchange(reader, writer, request, body), None)
             except TimeoutError:
-                return SendResult(None, f"no answer within {timeout:.3g} s")
+                return SendResult(None, f"no answer within {timeout:.3g} s", timed_out=True)
             except (OSError, EOFError, ValueError, h11.ProtocolError) as exc:
                 # Connected, but what came back was no HTTP answer; errno text would still say too much.
                 logger.info("webhook answer unusable: %s", type(exc).__name__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
 from core_server.webhooks.application.ports import ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
+from core_server.webhooks.domain.webhook_pause import PAUSE_AFTER_TIMEOUTS, EndpointPause
 from core_server.webhooks.domain.webhook_schedule import EndpointHealth
 from core_server.webhooks.storage.delivery_rows import (
     ATTEMPTS_SELECT,
@@ -35,18 +37,26 @@ _DUE = """d.status = 'pending'
                 (SELECT tc.time_offset FROM test_clocks tc
                   WHERE tc.merchant_id = w.merchant_id AND w.environment = 'test'), interval '0')
           AND (d.locked_until IS NULL OR d.locked_until <= %(now)s)"""
-# The oldest due deliveries, at most `per_endpoint` from any one endpoint and at most a merchant's room
-# from any one merchant (its `per_merchant` cap less what this process already sends for it), so a
-# backlog for one slow receiver, or for one merchant's many slow receivers, cannot take every slot.
+# Due deliveries shared round-robin across merchants (DESIGN §10.9): each candidate's `load` is how many
+# slots its merchant would hold with it (attempts in flight here plus its rank among the merchant's
+# candidates), and the claim takes the lowest loads first, oldest first among equal loads; so every
+# merchant with something due gets its first slot before any gets its second. No merchant goes beyond
+# `per_merchant`, and a merchant's second and further slots never take the last `reserve` free slots:
+# a merchant with nothing in flight finds one free at once, however many merchants' receivers hang.
+# At most `per_endpoint` come from one endpoint; a paused endpoint gives none, and one on probation after
+# a pause (webhook_pause.py) gives one, only while none of its deliveries is leased (its probe is out).
+# That check reads, locking no endpoint row: a claim that locked endpoints after deliveries could deadlock
+# with an endpoint's deletion, which locks them the other way round. (Two cores claiming at the same
+# instant may each send one probe.)
 # SKIP LOCKED sits inside the per-endpoint subquery: a worker claiming at the same moment takes the next
 # rows instead of losing the race for the same ones. Candidates the caps leave out are locked only for
 # this statement. Rows are re-checked under the lock, and the UPDATE commits the lease at once (the POST
 # follows).
 _CLAIM = (
     """
-WITH room AS (
-    SELECT r.merchant_id, r.room
-    FROM unnest(%(busy_merchants)s::text[], %(merchant_room)s::int[]) AS r(merchant_id, room)
+WITH busy AS (
+    SELECT b.merchant_id, b.n
+    FROM unnest(%(busy_merchants)s::text[], %(merchant_busy)s::int[]) AS b(merchant_id, n)
 ),
 candidates AS (
     SELECT due.id, due.next_attempt_at, due.seq, w.merchant_id
@@ -58,24 +68,32 @@ candidates AS (
     + _DUE
     + """
         ORDER BY d.next_attempt_at, d.seq
-        LIMIT %(per_endpoint)s
+        LIMIT CASE WHEN w.consecutive_timeouts >= %(probe_after)s THEN 1 ELSE %(per_endpoint)s END
         FOR UPDATE SKIP LOCKED
     ) due
     WHERE w.status <> 'disabled' AND NOT (w.id = ANY(%(skip)s::text[]))
+      AND (w.paused_until IS NULL OR w.paused_until <= %(now)s)
+      AND (w.consecutive_timeouts < %(probe_after)s OR NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries leased
+             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND leased.locked_until > %(now)s))
 ),
-ranked AS (
+loaded AS (
     SELECT c.id, c.next_attempt_at, c.seq,
-           row_number() OVER (PARTITION BY c.merchant_id ORDER BY c.next_attempt_at, c.seq) AS merchant_rank,
-           COALESCE(room.room, %(per_merchant)s) AS merchant_room
+           COALESCE(busy.n, 0)
+             + row_number() OVER (PARTITION BY c.merchant_id ORDER BY c.next_attempt_at, c.seq) AS load
     FROM candidates c
-    LEFT JOIN room ON room.merchant_id = c.merchant_id
+    LEFT JOIN busy ON busy.merchant_id = c.merchant_id
+),
+ordered AS (
+    SELECT l.id, l.load,
+           row_number() OVER (ORDER BY l.load, l.next_attempt_at, l.seq) AS position
+    FROM loaded l
+    WHERE l.load <= %(per_merchant)s
 ),
 locked AS (
-    SELECT ranked.id
-    FROM ranked
-    WHERE ranked.merchant_rank <= ranked.merchant_room
-    ORDER BY ranked.next_attempt_at, ranked.seq
-    LIMIT %(limit)s
+    SELECT o.id
+    FROM ordered o
+    WHERE o.position <= %(limit)s AND (o.load = 1 OR o.position <= %(limit)s - %(reserve)s)
 )
 UPDATE webhook_deliveries d
    SET locked_until = %(lease_until)s, claim_token = %(token)s, requeued = false, updated_at = now()
@@ -110,15 +128,19 @@ settled AS (
       FROM d
      WHERE w.id = d.id AND d.claim_token = %(token)s
 )
-SELECT e.status, e.consecutive_failures, d.requeued AND d.claim_token = %(token)s AS released
+SELECT e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
+       d.requeued AND d.claim_token = %(token)s AS released
   FROM d JOIN webhook_endpoints e ON e.id = %(endpoint_id)s
 """
-_LOCK_ENDPOINT_HEALTH = (
-    "SELECT status, consecutive_failures FROM webhook_endpoints WHERE id = %s FOR NO KEY UPDATE"
-)
+_LOCK_ENDPOINT_HEALTH = """
+SELECT status, consecutive_failures, consecutive_timeouts, paused_until
+  FROM webhook_endpoints WHERE id = %s FOR NO KEY UPDATE
+"""
 _SET_ENDPOINT_HEALTH = """
-UPDATE webhook_endpoints SET status = %(status)s, consecutive_failures = %(failures)s, updated_at = now()
-WHERE id = %(id)s
+UPDATE webhook_endpoints
+   SET status = %(status)s, consecutive_failures = %(failures)s, consecutive_timeouts = %(timeouts)s,
+       paused_until = %(paused_until)s, updated_at = now()
+ WHERE id = %(id)s
 """
 _PAGE = (
     DELIVERY_SELECT
@@ -138,6 +160,26 @@ def _health(row: dict[str, Any]) -> EndpointHealth:
     return EndpointHealth(WebhookEndpointStatus(row["status"]), row["consecutive_failures"])
 
 
+def _pause(row: dict[str, Any]) -> EndpointPause:
+    return EndpointPause(row["consecutive_timeouts"], row["paused_until"])
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    succeeded: bool
+    timed_out: bool
+    now: datetime
+
+    def health(self, row: dict[str, Any]) -> tuple[EndpointHealth, EndpointPause]:
+        return _health(row).after_attempt(self.succeeded), _pause(row).after_attempt(
+            self.succeeded, self.timed_out, self.now
+        )
+
+
+def _unchanged(row: dict[str, Any], after: tuple[EndpointHealth, EndpointPause]) -> bool:
+    return after == (_health(row), _pause(row))
+
+
 class PgDeliveryQueue:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -152,7 +194,8 @@ class PgDeliveryQueue:
         per_endpoint: int,
         skip_endpoints: Sequence[str],
         per_merchant: int,
-        merchant_room: Mapping[str, int],
+        merchant_busy: Mapping[str, int],
+        reserve: int,
         token: str,
     ) -> list[ClaimedDelivery]:
         params = {
@@ -162,8 +205,10 @@ class PgDeliveryQueue:
             "per_endpoint": per_endpoint,
             "skip": list(skip_endpoints),
             "per_merchant": per_merchant,
-            "busy_merchants": list(merchant_room),
-            "merchant_room": [max(room, 0) for room in merchant_room.values()],
+            "busy_merchants": list(merchant_busy),
+            "merchant_busy": list(merchant_busy.values()),
+            "reserve": reserve,
+            "probe_after": PAUSE_AFTER_TIMEOUTS,
             "token": token,
         }
         async with self._pool.connection() as conn:
@@ -199,7 +244,13 @@ class PgDeliveryQueue:
 
     @wraps_psycopg_errors
     async def record(
-        self, claimed: ClaimedDelivery, attempt: DeliveryAttempt, retry_at: datetime | None
+        self,
+        claimed: ClaimedDelivery,
+        attempt: DeliveryAttempt,
+        retry_at: datetime | None,
+        *,
+        timed_out: bool = False,
+        now: datetime | None = None,
     ) -> bool:
         if attempt.succeeded:
             status = DeliveryStatus.SUCCEEDED
@@ -217,18 +268,20 @@ class PgDeliveryQueue:
             "status": status.value,
             "next_attempt_at": retry_at if status is DeliveryStatus.PENDING else None,
         }
+        outcome = _Outcome(attempt.succeeded, timed_out, now or attempt.attempted_at)
         try:
             async with self._pool.connection() as conn:
                 health = await (await conn.execute(_RECORD, params)).fetchone()
-                if health is not None and _health(health).after_attempt(attempt.succeeded) != _health(health):
-                    await self._update_health(conn, claimed.endpoint_id, attempt.succeeded)
+                if health is not None and not _unchanged(health, outcome.health(health)):
+                    await self._update_health(conn, claimed.endpoint_id, outcome)
         except psycopg.errors.ForeignKeyViolation:
             return False  # the endpoint was deleted while the attempt was in flight: nothing left to record
         return health is not None and bool(health["released"])
 
     @staticmethod
-    async def _update_health(conn: psycopg.AsyncConnection[Any], endpoint_id: str, succeeded: bool) -> None:
-        """The endpoint's failure count and status, by EndpointHealth's rule.
+    async def _update_health(conn: psycopg.AsyncConnection[Any], endpoint_id: str, outcome: _Outcome) -> None:
+        """The endpoint's failure count and status, by EndpointHealth's rule, and its pause, by
+        EndpointPause's.
 
         Its own short transaction, taken only when the record saw a change coming: a healthy endpoint's
         successes write nothing, so concurrent deliveries to one endpoint do not queue on its row. (A
@@ -238,13 +291,16 @@ class PgDeliveryQueue:
             row = await (await conn.execute(_LOCK_ENDPOINT_HEALTH, (endpoint_id,))).fetchone()
             if row is None:
                 return
-            before = _health(row)
-            after = before.after_attempt(succeeded)
-            if after != before:
-                await conn.execute(
-                    _SET_ENDPOINT_HEALTH,
-                    {"id": endpoint_id, "status": after.status.value, "failures": after.consecutive_failures},
-                )
+            health, pause = outcome.health(row)
+            if not _unchanged(row, (health, pause)):
+                params = {
+                    "id": endpoint_id,
+                    "status": health.status.value,
+                    "failures": health.consecutive_failures,
+                    "timeouts": pause.consecutive_timeouts,
+                    "paused_until": pause.paused_until,
+                }
+                await conn.execute(_SET_ENDPOINT_HEALTH, params)
 
     @wraps_psycopg_errors
     async def list_for_endpoint(

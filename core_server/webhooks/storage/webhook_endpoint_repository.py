@@ -46,6 +46,8 @@ UPDATE webhook_endpoints SET
     description = CASE WHEN %(clear_description)s THEN NULL ELSE coalesce(%(description)s, description) END,
     status = coalesce(%(status)s, status),
     consecutive_failures = CASE WHEN %(status)s = 'enabled' THEN 0 ELSE consecutive_failures END,
+    consecutive_timeouts = CASE WHEN %(status)s = 'enabled' THEN 0 ELSE consecutive_timeouts END,
+    paused_until = CASE WHEN %(status)s = 'enabled' THEN NULL ELSE paused_until END,
     updated_at = now()
 WHERE id = %(id)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s
 RETURNING """

@@ -26,29 +26,29 @@ from connect.v1 import common_pb2 as connect_dot_v1_dot_common__pb2
 from connect.v1 import merchant_pb2 as connect_dot_v1_dot_merchant__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!connect/v1/merchant_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x19\x63onnect/v1/merchant.proto\"}\n\x15\x43reateMerchantRequest\x12\r\n\x05\x65mail\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\x12\x15\n\rbusiness_name\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"@\n\x16\x43reateMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant\"4\n\x11IssueTokenRequest\x12\r\n\x05\x65mail\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\"R\n\x12IssueTokenResponse\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x01 \x01(\t\x12\x12\n\ntoken_type\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x03\")\n\x12GetMerchantRequest\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\"=\n\x13GetMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant\"\x9c\x03\n\x15UpdateMerchantRequest\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\x12\x1a\n\rbusiness_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08logo_url\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x0b\x62rand_color\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x1a\n\rsupport_email\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x38\n\x0fpayout_schedule\x18\x06 \x01(\x0e\x32\x1a.connect.v1.PayoutScheduleH\x04\x88\x01\x01\x12\"\n\x15payout_account_number\x18\x07 \x01(\tH\x05\x88\x01\x01\x12 \n\x13settlement_currency\x18\x08 \x01(\tH\x06\x88\x01\x01\x42\x10\n\x0e_business_nameB\x0b\n\t_logo_urlB\x0e\n\x0c_brand_colorB\x10\n\x0e_support_emailB\x12\n\x10_payout_scheduleB\x18\n\x16_payout_account_numberB\x16\n\x14_settlement_currency\"@\n\x16UpdateMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant2\xe0\x02\n\x0fMerchantService\x12W\n\x0e\x43reateMerchant\x12!.connect.v1.CreateMerchantRequest\x1a\".connect.v1.CreateMerchantResponse\x12K\n\nIssueToken\x12\x1d.connect.v1.IssueTokenRequest\x1a\x1e.connect.v1.IssueTokenResponse\x12N\n\x0bGetMerchant\x12\x1e.connect.v1.GetMerchantRequest\x1a\x1f.connect.v1.GetMerchantResponse\x12W\n\x0eUpdateMerchant\x12!.connect.v1.UpdateMerchantRequest\x1a\".connect.v1.UpdateMerchantResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!connect/v1/merchant_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x19\x63onnect/v1/merchant.proto\"\x95\x01\n\x15\x43reateMerchantRequest\x12\r\n\x05\x65mail\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\x12\x15\n\rbusiness_name\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\x12\x16\n\x0e\x63lient_address\x18\x05 \x01(\t\"@\n\x16\x43reateMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant\"L\n\x11IssueTokenRequest\x12\r\n\x05\x65mail\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\x12\x16\n\x0e\x63lient_address\x18\x03 \x01(\t\"R\n\x12IssueTokenResponse\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x01 \x01(\t\x12\x12\n\ntoken_type\x18\x02 \x01(\t\x12\x12\n\nexpires_in\x18\x03 \x01(\x03\")\n\x12GetMerchantRequest\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\"=\n\x13GetMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant\"\x9c\x03\n\x15UpdateMerchantRequest\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\x12\x1a\n\rbusiness_name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08logo_url\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x0b\x62rand_color\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x1a\n\rsupport_email\x18\x05 \x01(\tH\x03\x88\x01\x01\x12\x38\n\x0fpayout_schedule\x18\x06 \x01(\x0e\x32\x1a.connect.v1.PayoutScheduleH\x04\x88\x01\x01\x12\"\n\x15payout_account_number\x18\x07 \x01(\tH\x05\x88\x01\x01\x12 \n\x13settlement_currency\x18\x08 \x01(\tH\x06\x88\x01\x01\x42\x10\n\x0e_business_nameB\x0b\n\t_logo_urlB\x0e\n\x0c_brand_colorB\x10\n\x0e_support_emailB\x12\n\x10_payout_scheduleB\x18\n\x16_payout_account_numberB\x16\n\x14_settlement_currency\"@\n\x16UpdateMerchantResponse\x12&\n\x08merchant\x18\x01 \x01(\x0b\x32\x14.connect.v1.Merchant2\xe0\x02\n\x0fMerchantService\x12W\n\x0e\x43reateMerchant\x12!.connect.v1.CreateMerchantRequest\x1a\".connect.v1.CreateMerchantResponse\x12K\n\nIssueToken\x12\x1d.connect.v1.IssueTokenRequest\x1a\x1e.connect.v1.IssueTokenResponse\x12N\n\x0bGetMerchant\x12\x1e.connect.v1.GetMerchantRequest\x1a\x1f.connect.v1.GetMerchantResponse\x12W\n\x0eUpdateMerchant\x12!.connect.v1.UpdateMerchantRequest\x1a\".connect.v1.UpdateMerchantResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect.v1.merchant_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEMERCHANTREQUEST']._serialized_start=101
-  _globals['_CREATEMERCHANTREQUEST']._serialized_end=226
-  _globals['_CREATEMERCHANTRESPONSE']._serialized_start=228
-  _globals['_CREATEMERCHANTRESPONSE']._serialized_end=292
-  _globals['_ISSUETOKENREQUEST']._serialized_start=294
-  _globals['_ISSUETOKENREQUEST']._serialized_end=346
-  _globals['_ISSUETOKENRESPONSE']._serialized_start=348
-  _globals['_ISSUETOKENRESPONSE']._serialized_end=430
-  _globals['_GETMERCHANTREQUEST']._serialized_start=432
-  _globals['_GETMERCHANTREQUEST']._serialized_end=473
-  _globals['_GETMERCHANTRESPONSE']._serialized_start=475
-  _globals['_GETMERCHANTRESPONSE']._serialized_end=536
-  _globals['_UPDATEMERCHANTREQUEST']._serialized_start=539
-  _globals['_UPDATEMERCHANTREQUEST']._serialized_end=951
-  _globals['_UPDATEMERCHANTRESPONSE']._serialized_start=953
-  _globals['_UPDATEMERCHANTRESPONSE']._serialized_end=1017
-  _globals['_MERCHANTSERVICE']._serialized_start=1020
-  _globals['_MERCHANTSERVICE']._serialized_end=1372
+  _globals['_CREATEMERCHANTREQUEST']._serialized_start=102
+  _globals['_CREATEMERCHANTREQUEST']._serialized_end=251
+  _globals['_CREATEMERCHANTRESPONSE']._serialized_start=253
+  _globals['_CREATEMERCHANTRESPONSE']._serialized_end=317
+  _globals['_ISSUETOKENREQUEST']._serialized_start=319
+  _globals['_ISSUETOKENREQUEST']._serialized_end=395
+  _globals['_ISSUETOKENRESPONSE']._serialized_start=397
+  _globals['_ISSUETOKENRESPONSE']._serialized_end=479
+  _globals['_GETMERCHANTREQUEST']._serialized_start=481
+  _globals['_GETMERCHANTREQUEST']._serialized_end=522
+  _globals['_GETMERCHANTRESPONSE']._serialized_start=524
+  _globals['_GETMERCHANTRESPONSE']._serialized_end=585
+  _globals['_UPDATEMERCHANTREQUEST']._serialized_start=588
+  _globals['_UPDATEMERCHANTREQUEST']._serialized_end=1000
+  _globals['_UPDATEMERCHANTRESPONSE']._serialized_start=1002
+  _globals['_UPDATEMERCHANTRESPONSE']._serialized_end=1066
+  _globals['_MERCHANTSERVICE']._serialized_start=1069
+  _globals['_MERCHANTSERVICE']._serialized_end=1421
 # @@protoc_insertion_point(module_scope)

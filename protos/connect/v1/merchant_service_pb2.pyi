@@ -8,16 +8,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateMerchantRequest(_message.Message):
-    __slots__ = ("email", "password", "business_name", "idempotency")
+    __slots__ = ("email", "password", "business_name", "idempotency", "client_address")
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     email: str
     password: str
     business_name: str
     idempotency: _common_pb2.Idempotency
-    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., business_name: _Optional[str] = ..., idempotency: _Optional[_Union[_common_pb2.Idempotency, _Mapping]] = ...) -> None: ...
+    client_address: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., business_name: _Optional[str] = ..., idempotency: _Optional[_Union[_common_pb2.Idempotency, _Mapping]] = ..., client_address: _Optional[str] = ...) -> None: ...
 
 class CreateMerchantResponse(_message.Message):
     __slots__ = ("merchant",)
@@ -26,12 +28,14 @@ class CreateMerchantResponse(_message.Message):
     def __init__(self, merchant: _Optional[_Union[_merchant_pb2.Merchant, _Mapping]] = ...) -> None: ...
 
 class IssueTokenRequest(_message.Message):
-    __slots__ = ("email", "password")
+    __slots__ = ("email", "password", "client_address")
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     email: str
     password: str
-    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+    client_address: str
+    def __init__(self, email: _Optional[str] = ..., password: _Optional[str] = ..., client_address: _Optional[str] = ...) -> None: ...
 
 class IssueTokenResponse(_message.Message):
     __slots__ = ("access_token", "token_type", "expires_in")

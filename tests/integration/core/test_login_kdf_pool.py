@@ -66,3 +66,38 @@ async def test_a_login_shed_by_the_full_pool_is_not_counted_by_the_throttle(core
     for _ in range(5):
         with pytest.raises(Unauthenticated):
             await core.merchants.issue_token(email, "password123")
+
+
+async def test_two_flooding_addresses_hold_only_their_share_and_a_third_still_signs_in(core: Core) -> None:
+    """DESIGN §10.9: two addresses at the anonymous rate used to fill the whole pool, so every other
+    login and sign-up got 503. Each address now holds at most its share (LOGIN_KDF_PER_ADDRESS)."""
+    pool = core.kdf_pool
+    assert pool is not None
+    email = f"third{uuid.uuid4().hex}@example.com"
+    await core.merchants.create(email, "password123", "Shop", "192.0.2.30")
+    release = threading.Event()
+    held: list[asyncio.Task[bool]] = []
+    refused = 0
+    for flooder in ("192.0.2.10", "192.0.2.20"):
+        for _ in range(pool.workers + pool.max_waiting):
+            try:
+                pool.check_room(flooder)
+            except KdfPoolSaturated:
+                refused += 1
+                continue
+            held.append(asyncio.create_task(pool.run(release.wait, 10, owner=flooder)))
+            await asyncio.sleep(0)  # admitted before the next one asks
+    try:
+        assert len(held) == 2 * pool.per_owner < pool.workers + pool.max_waiting
+        assert refused == 2 * (pool.workers + pool.max_waiting - pool.per_owner)
+        with pytest.raises(KdfPoolSaturated):  # a flooder's next login is shed at once...
+            await core.merchants.issue_token(email, "password123", "192.0.2.10")
+        # ...while another address's login is admitted and waits its turn behind the held workers.
+        login = asyncio.create_task(core.merchants.issue_token(email, "password123", "192.0.2.30"))
+        await asyncio.sleep(0.2)
+        assert not login.done()
+    finally:
+        release.set()
+        await asyncio.gather(*held)
+    token, _ = await login
+    assert token

@@ -204,7 +204,8 @@ async def test_a_worker_that_dies_mid_attempt_leaves_a_lease_that_lapses_and_not
         per_endpoint=10,
         skip_endpoints=[],
         per_merchant=10,
-        merchant_room={},
+        merchant_busy={},
+        reserve=0,
         token="dead-worker",
     )
     assert len(dead) == 3

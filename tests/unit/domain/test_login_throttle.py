@@ -68,3 +68,19 @@ def test_the_key_ignores_case_and_blanks_and_holds_no_address() -> None:
     assert key == account_key("  alice@example.COM ")
     assert key != account_key("bob@example.com")
     assert "alice" not in key
+
+
+def test_an_address_counts_by_itself_and_ipv6_by_its_64() -> None:
+    from core_server.merchants.domain.login_throttle import address_group, address_key
+
+    assert address_group(" 203.0.113.7 ") == "203.0.113.7"
+    assert address_group("::ffff:203.0.113.7") == "203.0.113.7"
+    assert (
+        address_group("2001:db8:1:2:aaaa::1") == address_group("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
+    )
+    assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
+    assert address_key("Owner@Example.com", "203.0.113.7") == address_key("owner@example.com ", "203.0.113.7")
+    assert address_key("owner@example.com", "203.0.113.7") != address_key("owner@example.com", "203.0.113.8")
+    # No typed e-mail reaches another pair's key or the account's own record.
+    assert address_key("owner@example.com", "203.0.113.7") != account_key("owner@example.com")
+    assert address_key("a\nb", "c") != address_key("a", "b\nc")

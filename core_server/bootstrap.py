@@ -40,7 +40,7 @@ from core_server.developer_tools.storage.cli_session_repository import PgCliSess
 from core_server.developer_tools.storage.test_data_store import PgTestDataStore
 from core_server.developer_tools.storage.test_event_log import PgTestEventLog
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
-from core_server.kernel.application.heartbeat import CoreHeartbeat
+from core_server.kernel.application.heartbeat import CoreHeartbeat, CoreLiveness
 from core_server.kernel.application.idempotency import IdempotentRunner
 from core_server.kernel.application.ports import Clock
 from core_server.kernel.application.retention_sweep import RetentionRule, RetentionSweep
@@ -194,8 +194,17 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         sentinels=settings.redis_sentinels,
         service=settings.redis_sentinel_service,
     )
+    heartbeats = PgHeartbeats(pool, settings.process_name)
+    # A dead core's leases go with its heartbeat, like its claims (DESIGN §10.9).
+    liveness = CoreLiveness(
+        heartbeats.beat_since, clock, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
+    )
     leases = RedisLeaseFactory(
-        redis, namespace=settings.redis_namespace, ttl_ms=settings.lease_ttl_ms, owner=settings.process_name
+        redis,
+        namespace=settings.redis_namespace,
+        ttl_ms=settings.lease_ttl_ms,
+        owner=settings.process_name,
+        holder_lapsed=liveness.lapsed,
     )
     idempotency_store = PgIdempotencyStore(
         pool,
@@ -204,7 +213,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         process=settings.process_name,
         heartbeat_lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds),
     )
-    heartbeats = PgHeartbeats(pool, settings.process_name)
     heartbeat = CoreHeartbeat(
         heartbeats.beat,
         heartbeats.purge_before,

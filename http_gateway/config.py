@@ -50,6 +50,9 @@ class Settings:
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
+    metrics_token: str | None = None
+    """METRICS_TOKEN: a non-loopback scraper shows it as a Bearer token; without it GET /metrics answers
+    loopback peers only (DESIGN §10.9)."""
 
     def __post_init__(self) -> None:
         # Defaults that depend on other fields: the gateway's own address.
@@ -105,6 +108,7 @@ class Settings:
             tls_cert_file=e.get("TLS_CERT_FILE") or None,
             tls_key_file=e.get("TLS_KEY_FILE") or None,
             behind_tls_proxy=e.get("BEHIND_TLS_PROXY", "") == "1",
+            metrics_token=e.get("METRICS_TOKEN") or None,
         )
 
     @property

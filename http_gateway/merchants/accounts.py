@@ -32,7 +32,12 @@ PROFILE_TEXT_FIELDS = (
     "payout_account_number",
     "settlement_currency",
 )
-PROFILE_FIELDS = (*(Field(name, "str") for name in PROFILE_TEXT_FIELDS), Field("payout_schedule", "str"))
+PROFILE_FIELDS = (
+    *(Field(name, "str") for name in PROFILE_TEXT_FIELDS),
+    Field("payout_schedule", "str"),
+    # Required with payout_account_number; the core checks it (DESIGN §10.9).
+    Field("current_password", "str"),
+)
 SIGNUP_SCOPE = "signup"
 SCHEDULE_MESSAGE = "Invalid payout_schedule: must be daily, weekly or monthly."
 
@@ -92,6 +97,8 @@ async def update_me(request: Request) -> HTTPResponse:
         if schedule is None:
             raise ApiError.invalid("payout_schedule", SCHEDULE_MESSAGE)
         message.payout_schedule = schedule  # type: ignore[assignment]
+    if "current_password" in body:
+        message.current_password = body["current_password"]
     reply = await rpc(request, core_of(request).merchants.UpdateMerchant, message)
     return respond(reply, merchant_json(reply.response.merchant))
 

@@ -10,7 +10,13 @@ from typing import Protocol, TypeVar
 from connect import errors
 
 from core_server.kernel.application.ports import Clock, IdCollision
-from core_server.kernel.domain.errors import NotFound, ParameterInvalid, RateLimited, Unauthenticated
+from core_server.kernel.domain.errors import (
+    NotFound,
+    ParameterInvalid,
+    ParameterMissing,
+    RateLimited,
+    Unauthenticated,
+)
 from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
 from core_server.merchants.domain.login_throttle import (
     BASE_DELAY,
@@ -31,6 +37,7 @@ from core_server.merchants.domain.merchant import (
 from core_server.payments.domain.charge_input import validate_email
 
 BAD_CREDENTIALS = "Invalid e-mail or password."
+PASSWORD_WRONG = "current_password is not this account's password."
 THROTTLED = "Too many failed logins for this e-mail; retry after {seconds} s."
 # Attempts at counting one login before giving up: each retry means another attempt on the same account
 # was counted meanwhile, so under such contention the caller is throttled for the base delay.
@@ -158,12 +165,26 @@ class MerchantService:
             raise Unauthenticated("This token's merchant does not exist.", code=errors.TOKEN_INVALID.code)
         return merchant
 
-    async def update(self, merchant_id: str, changes: dict[str, str]) -> Merchant:
+    async def update(
+        self, merchant_id: str, changes: dict[str, str], current_password: str | None = None
+    ) -> Merchant:
         merchant = await self.get(merchant_id)
         checked = {name: validate_profile_field(name, value) for name, value in changes.items()}
+        if "payout_account_number" in checked:
+            # Where the money goes: a dashboard token alone (stolen, left on a shared machine) must not
+            # be enough to change it (DESIGN §10.9).
+            await self._confirm_password(merchant, current_password)
         profile = replace(merchant.profile, **checked)
         await self._merchants.update_profile(merchant_id, profile)
         return replace(merchant, profile=profile)
+
+    async def _confirm_password(self, merchant: Merchant, password: str | None) -> None:
+        if not password:
+            raise ParameterMissing("current_password")
+        self._kdf.check_room()
+        # scrypt in the bounded KDF pool, like a login: a flood of guesses cannot starve the loop.
+        if not await self._kdf.run(verify_password, password, merchant.password_hash):
+            raise ParameterInvalid(PASSWORD_WRONG, param="current_password")
 
 
 def _throttled(wait: timedelta) -> RateLimited:

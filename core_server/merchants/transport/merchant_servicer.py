@@ -63,5 +63,6 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
         changes = {name: getattr(request, name) for name in PROFILE_FIELDS if request.HasField(name)}
         if request.HasField("payout_schedule"):
             changes["payout_schedule"] = SCHEDULE_FROM_PB.get(request.payout_schedule, "")
-        merchant = await self._merchants.update(request.merchant_id, changes)
+        password = request.current_password if request.HasField("current_password") else None
+        merchant = await self._merchants.update(request.merchant_id, changes, password)
         return pb.UpdateMerchantResponse(merchant=merchant_to_pb(merchant))

@@ -103,10 +103,27 @@ async def update_me(request: Request) -> HTTPResponse:
     return respond(reply, merchant_json(reply.response.merchant))
 
 
+PASSWORD_FIELDS = (Field("current_password", "str"), Field("new_password", "str"))
+
+
+async def change_password(request: Request) -> HTTPResponse:
+    """Changes the password and revokes every dashboard token issued before, this one included
+    (DESIGN §10.9): the answer is the merchant; log in again for a new token."""
+    merchant_id = await admit_dashboard(request)
+    body = validate_fields(parse_json_object(request), PASSWORD_FIELDS)
+    message = merchant_service_pb2.ChangePasswordRequest(merchant_id=merchant_id)
+    for name in ("current_password", "new_password"):
+        if name in body:
+            setattr(message, name, body[name])
+    reply = await rpc(request, core_of(request).merchants.ChangePassword, message)
+    return respond(reply, merchant_json(reply.response.merchant))
+
+
 def blueprint() -> Blueprint:
     bp = Blueprint("merchants")
     bp.add_route(create_merchant, "/merchants", methods=["POST"], name="create_merchant")
     bp.add_route(issue_token, "/auth/token", methods=["POST"], name="issue_token")
     bp.add_route(get_me, "/merchants/me", methods=["GET"], name="get_me")
     bp.add_route(update_me, "/merchants/me", methods=["PATCH"], name="update_me")
+    bp.add_route(change_password, "/merchants/me/password", methods=["POST"], name="change_password")
     return bp

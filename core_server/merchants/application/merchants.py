@@ -60,6 +60,9 @@ class MerchantRepository(Protocol):
 
     async def update_profile(self, merchant_id: str, profile: Profile) -> None: ...
 
+    async def change_password(self, merchant_id: str, password_hash: str) -> int:
+        """Stores the hash and bumps the merchant's token version; returns the new version."""
+
 
 class LoginAttempts(Protocol):
     """The login throttle's records, shared by every core (a Redis adapter in merchants/storage)."""
@@ -83,8 +86,8 @@ class KdfRunner(Protocol):
 
 
 class TokenIssuer(Protocol):
-    def issue(self, merchant_id: str) -> tuple[str, int]:
-        """(token, lifetime in seconds)."""
+    def issue(self, merchant_id: str, version: int = 0) -> tuple[str, int]:
+        """(token, lifetime in seconds); `version` is the merchant's token version (DESIGN §10.9)."""
 
 
 class MerchantService:
@@ -143,7 +146,7 @@ class MerchantService:
         if merchant is None or not ok:
             raise Unauthenticated(BAD_CREDENTIALS, code=errors.INVALID_CREDENTIALS.code)
         await self._attempts.reset(key)
-        return self._tokens.issue(merchant.id)
+        return self._tokens.issue(merchant.id, merchant.token_version)
 
     async def _count_attempt(self, key: str) -> None:
         """Counts this attempt as a failure up front (a success resets it), or raises RateLimited."""
@@ -177,6 +180,22 @@ class MerchantService:
         profile = replace(merchant.profile, **checked)
         await self._merchants.update_profile(merchant_id, profile)
         return replace(merchant, profile=profile)
+
+    async def change_password(self, merchant_id: str, current: str | None, new: str | None) -> Merchant:
+        """The only place the password changes, and so where the token version is bumped: every dashboard
+        token issued before is refused from now on (DESIGN §10.9)."""
+        merchant = await self.get(merchant_id)
+        if not new:
+            raise ParameterMissing("new_password")
+        try:
+            check_password(new)
+        except ParameterInvalid as exc:
+            message = str(exc).replace("password", "new_password", 1)
+            raise ParameterInvalid(message, param="new_password") from exc
+        await self._confirm_password(merchant, current)
+        password_hash = await self._kdf.run(hash_password, new)
+        version = await self._merchants.change_password(merchant_id, password_hash)
+        return replace(merchant, password_hash=password_hash, token_version=version)
 
     async def _confirm_password(self, merchant: Merchant, password: str | None) -> None:
         if not password:

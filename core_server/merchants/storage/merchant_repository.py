@@ -42,6 +42,12 @@ UPDATE merchants SET payout_account_number = '', payout_account_sealed = %(seale
  WHERE id = %(id)s AND payout_account_number = %(clear)s
 """
 _SEAL_BATCH = 500
+# A password change revokes every dashboard token issued before it (DESIGN §10.9).
+_CHANGE_PASSWORD = """
+UPDATE merchants SET password_hash = %(password_hash)s, token_version = token_version + 1
+ WHERE id = %(id)s
+RETURNING token_version
+"""
 
 
 def _from_row(row: dict[str, Any], accounts: PayoutAccountBox) -> Merchant:
@@ -62,6 +68,7 @@ def _from_row(row: dict[str, Any], accounts: PayoutAccountBox) -> Merchant:
             settlement_currency=row["settlement_currency"],
         ),
         created=row["created_at"],
+        token_version=row["token_version"],
     )
 
 
@@ -118,6 +125,16 @@ class PgMerchantRepository:
         async with self._pool.connection() as conn:
             params = {"id": merchant_id, **_profile_params(merchant_id, profile, self._accounts)}
             await conn.execute(_UPDATE_PROFILE, params)
+
+    @wraps_psycopg_errors
+    async def change_password(self, merchant_id: str, password_hash: str) -> int:
+        """Stores the new hash and bumps the token version in one statement; the new version."""
+        async with self._pool.connection() as conn:
+            row = await (
+                await conn.execute(_CHANGE_PASSWORD, {"id": merchant_id, "password_hash": password_hash})
+            ).fetchone()
+        assert row is not None
+        return int(row["token_version"])
 
     @wraps_psycopg_errors
     async def seal_clear_accounts(self) -> int:

@@ -66,3 +66,12 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
         password = request.current_password if request.HasField("current_password") else None
         merchant = await self._merchants.update(request.merchant_id, changes, password)
         return pb.UpdateMerchantResponse(merchant=merchant_to_pb(merchant))
+
+    @rpc
+    async def ChangePassword(
+        self, request: pb.ChangePasswordRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ChangePasswordResponse:
+        current = request.current_password if request.HasField("current_password") else None
+        new = request.new_password if request.HasField("new_password") else None
+        merchant = await self._merchants.change_password(request.merchant_id, current, new)
+        return pb.ChangePasswordResponse(merchant=merchant_to_pb(merchant))

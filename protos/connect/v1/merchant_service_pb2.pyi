@@ -82,3 +82,19 @@ class UpdateMerchantResponse(_message.Message):
     MERCHANT_FIELD_NUMBER: _ClassVar[int]
     merchant: _merchant_pb2.Merchant
     def __init__(self, merchant: _Optional[_Union[_merchant_pb2.Merchant, _Mapping]] = ...) -> None: ...
+
+class ChangePasswordRequest(_message.Message):
+    __slots__ = ("merchant_id", "current_password", "new_password")
+    MERCHANT_ID_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    NEW_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    merchant_id: str
+    current_password: str
+    new_password: str
+    def __init__(self, merchant_id: _Optional[str] = ..., current_password: _Optional[str] = ..., new_password: _Optional[str] = ...) -> None: ...
+
+class ChangePasswordResponse(_message.Message):
+    __slots__ = ("merchant",)
+    MERCHANT_FIELD_NUMBER: _ClassVar[int]
+    merchant: _merchant_pb2.Merchant
+    def __init__(self, merchant: _Optional[_Union[_merchant_pb2.Merchant, _Mapping]] = ...) -> None: ...

@@ -84,6 +84,7 @@ MERCHANT_ROUTES = {
     ("POST", "auth/token"),
     ("GET", "merchants/me"),
     ("PATCH", "merchants/me"),
+    ("POST", "merchants/me/password"),
 }
 # The hosted checkout HTML pages (http_gateway/payments/pages): the no-JS form post and the page assets.
 PAGE_ROUTES = {

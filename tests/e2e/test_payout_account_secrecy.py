@@ -79,3 +79,14 @@ def test_no_account_number_is_stored_in_clear(
         # Nowhere in the merchants table, in any column, in any row.
         dump = conn.execute("SELECT string_agg(m::text, '|') FROM merchants m").fetchone()
         assert dump is not None and ACCOUNT not in str(dump[0])
+
+
+def test_guessing_current_password_with_a_stolen_token_meets_the_login_throttle(
+    client: httpx.Client, owner: Merchant
+) -> None:
+    """The guesses count with the account's logins: a token is no way around the throttle."""
+    body = {"payout_account_number": OTHER, "current_password": "wrong guess"}
+    answers = [client.patch(ME, json=body, headers=owner.jwt) for _ in range(6)]
+    assert [a.status_code for a in answers[:5]] == [400] * 5
+    assert_error(answers[5], 429, "rate_limit_error", "login_throttled")
+    assert last4(client, owner) == ACCOUNT[-4:]

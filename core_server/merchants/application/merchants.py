@@ -201,9 +201,13 @@ class MerchantService:
         if not password:
             raise ParameterMissing("current_password")
         self._kdf.check_room()
+        # Counted with the account's logins: a stolen token is no way around the login throttle.
+        key = account_key(merchant.email)
+        await self._count_attempt(key)
         # scrypt in the bounded KDF pool, like a login: a flood of guesses cannot starve the loop.
         if not await self._kdf.run(verify_password, password, merchant.password_hash):
             raise ParameterInvalid(PASSWORD_WRONG, param="current_password")
+        await self._attempts.reset(key)
 
 
 def _throttled(wait: timedelta) -> RateLimited:

@@ -41,7 +41,7 @@ from core_server.developer_tools.storage.cli_session_repository import PgCliSess
 from core_server.developer_tools.storage.test_data_store import PgTestDataStore
 from core_server.developer_tools.storage.test_event_log import PgTestEventLog
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
-from core_server.kernel.application.heartbeat import CoreHeartbeat
+from core_server.kernel.application.heartbeat import CoreHeartbeat, CoreLiveness
 from core_server.kernel.application.idempotency import IdempotentRunner
 from core_server.kernel.application.ports import Clock
 from core_server.kernel.application.retention_sweep import RetentionRule, RetentionSweep
@@ -76,6 +76,8 @@ from core_server.payments.processors.sandbox_processor import SandboxProcessor
 from core_server.payments.storage.charge_repository import PgChargeRepository
 from core_server.security.kdf_pool import KdfPool
 from core_server.security.keyring import Keyring, derive_key
+from core_server.security.payout_account import PURPOSE as PAYOUT_ACCOUNT_PURPOSE
+from core_server.security.payout_account import PayoutAccountBox
 from core_server.security.secret_box import SecretBox
 from core_server.security.tokens import JwtIssuer
 from core_server.webhooks.application.events import EventService
@@ -158,7 +160,7 @@ class Core:
 
 # The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
 # method id as context (core_server/sealed_columns.py rotates them on that contract).
-SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token")
+SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
 
 def sealers(settings: Settings) -> dict[str, SecretBox]:
@@ -166,6 +168,11 @@ def sealers(settings: Settings) -> dict[str, SecretBox]:
     these too, so the core and a rotation always derive alike)."""
     keyring = Keyring(settings.data_encryption_key, settings.data_encryption_keys)
     return {purpose: SecretBox(keyring, purpose) for purpose in SEALING_PURPOSES}
+
+
+def payout_accounts(settings: Settings) -> PayoutAccountBox:
+    """How both repositories that read the payout account number open and seal it (DESIGN §10.9)."""
+    return PayoutAccountBox(sealers(settings)[PAYOUT_ACCOUNT_PURPOSE])
 
 
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
@@ -195,8 +202,17 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         sentinels=settings.redis_sentinels,
         service=settings.redis_sentinel_service,
     )
+    heartbeats = PgHeartbeats(pool, settings.process_name)
+    # A dead core's leases go with its heartbeat, like its claims (DESIGN §10.9).
+    liveness = CoreLiveness(
+        heartbeats.beat_since, clock, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
+    )
     leases = RedisLeaseFactory(
-        redis, namespace=settings.redis_namespace, ttl_ms=settings.lease_ttl_ms, owner=settings.process_name
+        redis,
+        namespace=settings.redis_namespace,
+        ttl_ms=settings.lease_ttl_ms,
+        owner=settings.process_name,
+        holder_lapsed=liveness.lapsed,
     )
     idempotency_store = PgIdempotencyStore(
         pool,
@@ -205,7 +221,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         process=settings.process_name,
         heartbeat_lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds),
     )
-    heartbeats = PgHeartbeats(pool, settings.process_name)
     heartbeat = CoreHeartbeat(
         heartbeats.beat,
         heartbeats.purge_before,
@@ -218,7 +233,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     # The repository claims a create's key in the create's own statement, with the store's fingerprints.
     charge_repo = PgChargeRepository(pool, idempotency_store)
     views = ChargeViews(settings.checkout_base_url)
-    merchants_repo = PgMerchantRepository(pool)
+    accounts = payout_accounts(settings)
+    merchants_repo = PgMerchantRepository(pool, accounts)
+    # Account numbers stored in clear before migration 0023 are sealed now (idempotent; DESIGN §10.9).
+    await merchants_repo.seal_clear_accounts()
     runner = IdempotentRunner(idempotency_store, clock)
     deps = ChargeActorDeps(
         charges=charge_repo,
@@ -323,7 +341,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         clocks,
         ask_timeout=ask_timeout,
     )
-    payout_repo = PgPayoutRepository(pool)
+    payout_repo = PgPayoutRepository(pool, accounts)
     payouts = PayoutService(payout_repo, clocks)
     # A new default payment method retries what its customer's subscriptions owe (DESIGN §9).
     customers.on_default_changed(subscriptions.retry_open_invoices)

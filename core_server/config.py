@@ -9,6 +9,9 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+MIN_JWT_KEY_BYTES = 32
+"""An HS256 key shorter than the hash's 32 bytes can be guessed offline from one token (DESIGN §10.9)."""
+
 
 class ConfigError(RuntimeError):
     """A required setting is missing or malformed; the process refuses to start."""
@@ -132,6 +135,14 @@ class Settings:
                 f"refusing to serve the core on non-loopback {self.grpc_addr!r} without CORE_AUTH_TOKEN: "
                 "set CORE_AUTH_TOKEN (and CORE_TLS_CERT_FILE/CORE_TLS_KEY_FILE), or bind 127.0.0.1"
             )
+        if not self.tls_enabled and not _is_loopback_bind(self.grpc_addr):
+            # Off loopback, plaintext gRPC would carry the token and card data in clear (DESIGN §10.9).
+            raise ConfigError(
+                f"refusing to serve the core on non-loopback {self.grpc_addr!r} without TLS: "
+                "set CORE_TLS_CERT_FILE and CORE_TLS_KEY_FILE, or bind 127.0.0.1"
+            )
+        if len(self.jwt_signing_key.encode()) < MIN_JWT_KEY_BYTES:
+            raise ConfigError(f"JWT_SIGNING_KEY must be at least {MIN_JWT_KEY_BYTES} bytes (DESIGN §10.9)")
 
     def _check_claim_timers(self) -> None:
         """A statement or transaction that could outlive its Idempotency-Key claim could commit after a

@@ -41,6 +41,11 @@ LEASE_CONTENDED = Counter(
     "Lease acquisitions that found the entity held by another owner",
     registry=REGISTRY,
 )
+LEASE_TAKEN_OVER = Counter(
+    "core_lease_taken_over_total",
+    "Leases taken over from a core whose heartbeat lapsed (DESIGN §10.9)",
+    registry=REGISTRY,
+)
 IDEMPOTENT_REPLAYS = Counter(
     "core_idempotency_replays_total",
     "Requests answered with the stored result of an earlier one",

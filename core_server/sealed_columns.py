@@ -81,6 +81,21 @@ UPDATE payment_methods SET token_sealed = %(new)s, key_id = %(key_id)s
 """
 
 
+# Payout account numbers (migration 0023), sealed under "payout-account" with the merchant id as context.
+PAYOUT_ACCOUNTS_BATCH = """
+SELECT id AS k1, '' AS k2, payout_account_sealed AS sealed, payout_account_key_id AS key_id
+  FROM merchants
+ WHERE id > %(k1)s AND payout_account_sealed IS NOT NULL
+   AND payout_account_key_id IS DISTINCT FROM %(current)s
+ ORDER BY id
+ LIMIT %(limit)s
+"""
+PAYOUT_ACCOUNT_SWAP = """
+UPDATE merchants SET payout_account_sealed = %(new)s, payout_account_key_id = %(key_id)s
+ WHERE id = %(k1)s AND payout_account_sealed = %(old)s
+"""
+
+
 def _answer_context(row: Row) -> str:
     return answer_context(IdempotencyRequest(scope=row["k1"], key=row["k2"], fingerprint=""))
 
@@ -106,6 +121,13 @@ SEALED_COLUMNS: tuple[SealedColumn, ...] = (
         "payment-method-token",
         PAYMENT_METHOD_TOKENS_BATCH,
         PAYMENT_METHOD_TOKEN_SWAP,
+        lambda row: str(row["k1"]),
+    ),
+    SealedColumn(
+        "merchants.payout_account_sealed",
+        "payout-account",
+        PAYOUT_ACCOUNTS_BATCH,
+        PAYOUT_ACCOUNT_SWAP,
         lambda row: str(row["k1"]),
     ),
 )

@@ -12,6 +12,10 @@ from typing import Any
 REQUEST_MAX_SIZE = 1_000_000
 
 
+MIN_JWT_KEY_BYTES = 32
+"""An HS256 key shorter than the hash's 32 bytes can be guessed offline from one token (DESIGN §10.9)."""
+
+
 class ConfigError(ValueError):
     """A setting is missing or malformed; the process must not start."""
 
@@ -46,6 +50,9 @@ class Settings:
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
+    metrics_token: str | None = None
+    """METRICS_TOKEN: a non-loopback scraper shows it as a Bearer token; without it GET /metrics answers
+    loopback peers only (DESIGN §10.9)."""
 
     def __post_init__(self) -> None:
         # Defaults that depend on other fields: the gateway's own address.
@@ -59,6 +66,16 @@ class Settings:
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
             raise ConfigError("TLS_CERT_FILE and TLS_KEY_FILE must be set together")
         core_target(self.core_grpc_addr)  # fail at start, not on the first request
+        if len(self.jwt_signing_key.encode()) < MIN_JWT_KEY_BYTES:
+            raise ConfigError(f"JWT_SIGNING_KEY must be at least {MIN_JWT_KEY_BYTES} bytes (DESIGN §10.9)")
+        if self.core_auth_token and not self.core_tls_ca_file:
+            remote = [a for a in core_addresses(self.core_grpc_addr) if not _is_loopback(_address_host(a))]
+            if remote:
+                # The token (and every card number) would cross the network in clear (DESIGN §10.9).
+                raise ConfigError(
+                    f"refusing to send CORE_AUTH_TOKEN over plaintext to non-loopback core {remote[0]!r}: "
+                    "set CORE_TLS_CA_FILE (the core serves TLS off loopback), or reach the core on 127.0.0.1"
+                )
         if bool(self.redis_sentinels) != bool(self.redis_sentinel_service):
             raise ConfigError("REDIS_SENTINELS and REDIS_SENTINEL_SERVICE must be set together")
 
@@ -91,6 +108,7 @@ class Settings:
             tls_cert_file=e.get("TLS_CERT_FILE") or None,
             tls_key_file=e.get("TLS_KEY_FILE") or None,
             behind_tls_proxy=e.get("BEHIND_TLS_PROXY", "") == "1",
+            metrics_token=e.get("METRICS_TOKEN") or None,
         )
 
     @property
@@ -163,6 +181,13 @@ def sentinel_addresses(value: str) -> tuple[tuple[str, int], ...]:
             raise ConfigError(f"REDIS_SENTINELS entries must be host:port, got {part!r}")
         addresses.append((host.strip("[]"), int(port)))
     return tuple(addresses)
+
+
+def _address_host(address: str) -> str:
+    """The host of one CORE_GRPC_ADDR entry (`host:port`, `[v6]:port`, or a gRPC target like
+    `dns:///host:port`); a name other than localhost counts as remote."""
+    target = address.rpartition("///")[2] if "///" in address else address
+    return target.rpartition(":")[0].strip("[]") if ":" in target else target
 
 
 def _is_loopback(host: str) -> bool:

@@ -22,7 +22,10 @@ from core_server.config import ConfigError, Settings  # noqa: E402
 from core_server.db.migrate import apply_migrations  # noqa: E402
 from core_server.db.pool import open_pool  # noqa: E402
 from core_server.key_rotation import rotate_column  # noqa: E402
+from core_server.merchants.storage.merchant_repository import PgMerchantRepository  # noqa: E402
 from core_server.sealed_columns import SEALED_COLUMNS  # noqa: E402
+from core_server.security.payout_account import PURPOSE as PAYOUT_ACCOUNT  # noqa: E402
+from core_server.security.payout_account import PayoutAccountBox  # noqa: E402
 
 
 def say(line: str) -> None:
@@ -37,6 +40,9 @@ async def rotate(settings: Settings, batch: int) -> int:
     try:
         # A rotation may run before any core of this version has started: the key-id columns must exist.
         await apply_migrations(pool)
+        # Payout account numbers still in clear (from before migration 0023, no core started since).
+        accounts = PgMerchantRepository(pool, PayoutAccountBox(boxes[PAYOUT_ACCOUNT]))
+        say(f"sealed {await accounts.seal_clear_accounts()} clear payout account number(s)")
         say(f"re-sealing under key {boxes['webhook-secret'].current_id}")
         resealed = unreadable = 0
         for column in SEALED_COLUMNS:

@@ -18,10 +18,13 @@ class JwtIssuer:
         self._key = signing_key
         self._clock = clock
 
-    def issue(self, merchant_id: str) -> tuple[str, int]:
+    def issue(self, merchant_id: str, version: int = 0) -> tuple[str, int]:
+        """`version`, the merchant's token version, goes in claim `ver`: a password change bumps it and
+        the gateway then refuses this token (DESIGN §10.9)."""
         now = self._clock.now()
         claims = {
             "sub": merchant_id,
+            "ver": version,
             "iss": ISSUER,
             "typ": TOKEN_TYPE,
             "iat": int(now.timestamp()),

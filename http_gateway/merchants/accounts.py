@@ -33,7 +33,12 @@ PROFILE_TEXT_FIELDS = (
     "payout_account_number",
     "settlement_currency",
 )
-PROFILE_FIELDS = (*(Field(name, "str") for name in PROFILE_TEXT_FIELDS), Field("payout_schedule", "str"))
+PROFILE_FIELDS = (
+    *(Field(name, "str") for name in PROFILE_TEXT_FIELDS),
+    Field("payout_schedule", "str"),
+    # Required with payout_account_number; the core checks it (DESIGN §10.9).
+    Field("current_password", "str"),
+)
 SIGNUP_SCOPE = "signup"
 SCHEDULE_MESSAGE = "Invalid payout_schedule: must be daily, weekly or monthly."
 
@@ -96,7 +101,25 @@ async def update_me(request: Request) -> HTTPResponse:
         if schedule is None:
             raise ApiError.invalid("payout_schedule", SCHEDULE_MESSAGE)
         message.payout_schedule = schedule  # type: ignore[assignment]
+    if "current_password" in body:
+        message.current_password = body["current_password"]
     reply = await rpc(request, core_of(request).merchants.UpdateMerchant, message)
+    return respond(reply, merchant_json(reply.response.merchant))
+
+
+PASSWORD_FIELDS = (Field("current_password", "str"), Field("new_password", "str"))
+
+
+async def change_password(request: Request) -> HTTPResponse:
+    """Changes the password and revokes every dashboard token issued before, this one included
+    (DESIGN §10.9): the answer is the merchant; log in again for a new token."""
+    merchant_id = await admit_dashboard(request)
+    body = validate_fields(parse_json_object(request), PASSWORD_FIELDS)
+    message = merchant_service_pb2.ChangePasswordRequest(merchant_id=merchant_id)
+    for name in ("current_password", "new_password"):
+        if name in body:
+            setattr(message, name, body[name])
+    reply = await rpc(request, core_of(request).merchants.ChangePassword, message)
     return respond(reply, merchant_json(reply.response.merchant))
 
 
@@ -106,4 +129,5 @@ def blueprint() -> Blueprint:
     bp.add_route(issue_token, "/auth/token", methods=["POST"], name="issue_token")
     bp.add_route(get_me, "/merchants/me", methods=["GET"], name="get_me")
     bp.add_route(update_me, "/merchants/me", methods=["PATCH"], name="update_me")
+    bp.add_route(change_password, "/merchants/me/password", methods=["POST"], name="change_password")
     return bp

@@ -7,10 +7,13 @@ import asyncio
 
 from redis.exceptions import RedisError
 from sanic import Blueprint, Request
+from sanic.exceptions import NotFound
 from sanic.response import HTTPResponse, json, raw
 
 from http_gateway.core_client.grpc_clients import CoreClients, core_is_serving, core_metadata
 from http_gateway.observability import metrics
+from http_gateway.operational.metrics_access import metrics_allowed
+from http_gateway.pipeline.admission import client_address
 
 CHECK_TIMEOUT_SECONDS = 2.0
 
@@ -36,6 +39,9 @@ async def healthz(request: Request) -> HTTPResponse:
 
 
 async def prometheus_metrics(request: Request) -> HTTPResponse:
+    token = request.app.ctx.settings.metrics_token
+    if not metrics_allowed(client_address(request), request.headers.get("authorization"), token):
+        raise NotFound("metrics are for loopback peers or METRICS_TOKEN holders")  # DESIGN §10.9
     return raw(metrics.exposition(), content_type=metrics.CONTENT_TYPE)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from connect import errors
-from connect.v1 import common_pb2, idempotency_service_pb2
+from connect.v1 import common_pb2, idempotency_service_pb2, merchant_service_pb2
 from google.protobuf.message import Message
 from sanic import Request
 from sanic.response import HTTPResponse, json
@@ -22,7 +22,8 @@ from http_gateway.pipeline.auth import (
     caller_from_reply,
     require_secret_key,
     require_test_key,
-    verify_dashboard_token,
+    token_revoked,
+    verify_dashboard_claims,
 )
 from http_gateway.pipeline.idempotency import idempotency_for
 from http_gateway.pipeline.rate_limit import RateLimiter
@@ -127,13 +128,25 @@ async def admit_dashboard(request: Request) -> str:
     settings = settings_of(request)
     try:
         token = bearer_token(request, missing=errors.TOKEN_MISSING, invalid=errors.TOKEN_INVALID)
-        merchant_id = verify_dashboard_token(token, settings.jwt_signing_key)
+        merchant_id, token_version = verify_dashboard_claims(token, settings.jwt_signing_key)
     except ApiError:
         await _count_address(request)
         raise
     await _count(request, f"{merchant_id}:dashboard", settings.rate_limit_live)
     _version(request)
+    await _check_not_revoked(request, merchant_id, token_version)
     return merchant_id
+
+
+async def _check_not_revoked(request: Request, merchant_id: str, token_version: int) -> None:
+    """A password change revokes the tokens issued before it: the merchant's current token version is
+    read from the core on every dashboard call (rare calls; no cache, so a revocation holds at once)."""
+    lookup = merchant_service_pb2.GetMerchantRequest(merchant_id=merchant_id)
+    reply = await rpc(request, core_of(request).merchants.GetMerchant, lookup, is_read=True)
+    if token_revoked(token_version, reply.response.merchant.token_version):
+        raise ApiError.of(
+            errors.TOKEN_INVALID, "This dashboard token was revoked by a password change; log in again."
+        )
 
 
 async def admit_public(request: Request) -> None:

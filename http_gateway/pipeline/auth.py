@@ -90,6 +90,12 @@ def require_test_key(caller: ApiCaller) -> None:
 
 def verify_dashboard_token(token: str, signing_key: str, *, leeway: float = 0.0) -> str:
     """Check a merchant JWT locally (HS256, issuer, type, required claims); returns the merchant id."""
+    return verify_dashboard_claims(token, signing_key, leeway=leeway)[0]
+
+
+def verify_dashboard_claims(token: str, signing_key: str, *, leeway: float = 0.0) -> tuple[str, int]:
+    """As `verify_dashboard_token`, with the token version (claim `ver`; 0 for tokens issued before
+    versions existed), which the caller compares with the merchant's (DESIGN §10.9)."""
     if token.startswith(_KEY_PREFIXES):
         raise ApiError.of(
             errors.TOKEN_INVALID, "This endpoint needs a dashboard token (JWT), not an API key."
@@ -108,6 +114,14 @@ def verify_dashboard_token(token: str, signing_key: str, *, leeway: float = 0.0)
     except jwt.PyJWTError:
         raise ApiError.of(errors.TOKEN_INVALID, "Invalid dashboard token.") from None
     subject = claims.get("sub")
+    version = claims.get("ver", 0)
     if claims.get("typ") != JWT_TYPE or not isinstance(subject, str) or not subject:
         raise ApiError.of(errors.TOKEN_INVALID, "Invalid dashboard token.")
-    return subject
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ApiError.of(errors.TOKEN_INVALID, "Invalid dashboard token.")
+    return subject, version
+
+
+def token_revoked(token_version: int, merchant_version: int) -> bool:
+    """A token issued before the merchant's last password change is revoked (DESIGN §10.9)."""
+    return token_version < merchant_version

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 API = "/api/v1/connect"
+PASSWORD = "correct horse"  # every merchant sign_up makes
 CARD_OK = {"card_number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"}
 
 
@@ -33,10 +34,10 @@ class Merchant:
 def sign_up(client: httpx.Client, environment: str = "test") -> Merchant:
     email = f"m{uuid.uuid4().hex[:12]}@example.com"
     created = client.post(
-        "/api/v1/merchants", json={"email": email, "password": "correct horse", "business_name": "Acme"}
+        "/api/v1/merchants", json={"email": email, "password": PASSWORD, "business_name": "Acme"}
     )
     assert created.status_code == 201, created.text
-    token = client.post("/api/v1/auth/token", json={"email": email, "password": "correct horse"})
+    token = client.post("/api/v1/auth/token", json={"email": email, "password": PASSWORD})
     assert token.status_code == 200, token.text
     jwt = token.json()["access_token"]
     key = client.post(

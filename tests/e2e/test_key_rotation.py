@@ -22,7 +22,7 @@ from core_server.billing.domain.payment_method import SandboxBehaviour, token_be
 from core_server.kernel.domain.sealed import Sealed
 from core_server.security.keyring import Keyring, key_id_of
 from core_server.security.secret_box import SecretBox
-from tests.e2e.api_client import API, Merchant, create_charge, sign_up
+from tests.e2e.api_client import API, PASSWORD, Merchant, create_charge, sign_up
 from tests.support.processes import RunningProcess, start_core, start_gateway
 from tests.support.services import create_test_database, drop_test_database
 from tests.webhook_receivers import WebhookReceiver, start_receiver
@@ -35,7 +35,8 @@ ENDPOINTS = 4
 KEYS = 3
 # The dunning card's token remembers that its later charges decline: the re-sealed token must too.
 CARDS = {"4242424242424242": SandboxBehaviour.APPROVE, "4000000000000341": SandboxBehaviour.DECLINE_GENERIC}
-SEALED = ENDPOINTS + KEYS + len(CARDS)
+ACCOUNT = "000123456789"  # the merchant's payout account number, sealed at rest (DESIGN §10.9)
+SEALED = ENDPOINTS + KEYS + len(CARDS) + 1
 
 
 def b64(key: bytes) -> str:
@@ -135,6 +136,12 @@ def sealed_key_ids(dsn: str) -> tuple[set[str | None], set[bytes]]:
     with psycopg.connect(dsn) as conn:
         endpoints = {row[0] for row in conn.execute("SELECT secret_key_id FROM webhook_endpoints")}
         endpoints |= {row[0] for row in conn.execute("SELECT key_id FROM payment_methods")}
+        endpoints |= {
+            row[0]
+            for row in conn.execute(
+                "SELECT payout_account_key_id FROM merchants WHERE payout_account_sealed IS NOT NULL"
+            )
+        }
         answers = {
             bytes(row[0])
             for row in conn.execute(
@@ -165,6 +172,9 @@ def test_rotation_reseals_everything_under_the_new_key_while_the_stack_serves(
         assert all(r.status_code == 201 for r in created.values())
         secret_keys = {name: r.json()["secret_key"] for name, r in created.items()}
         methods = attach_cards(old.client, merchant)
+        account = {"payout_account_number": ACCOUNT, "current_password": PASSWORD}
+        patched = old.client.patch("/api/v1/merchants/me", json=account, headers=merchant.jwt)
+        assert patched.status_code == 200, patched.text
     with psycopg.connect(dsn) as conn:
         # One endpoint as sealed before migration 0009: no key id beside it.
         conn.execute("UPDATE webhook_endpoints SET secret_key_id = NULL WHERE id = %s", (min(secrets),))
@@ -224,6 +234,8 @@ def test_rotation_reseals_everything_under_the_new_key_while_the_stack_serves(
         assert vaulted_behaviours(dsn, Keyring(KEY_B)) == expected
         listed = new.client.get(f"{API}/customers/{customer_id(dsn)}/payment-methods", headers=merchant.auth)
         assert listed.status_code == 200 and {m["id"] for m in listed.json()["data"]} == set(methods.values())
+        me = new.client.get("/api/v1/merchants/me", headers=merchant.jwt)
+        assert me.status_code == 200 and me.json()["payout_account_last4"] == ACCOUNT[-4:], me.text
         again = rotate(rotated_env)
         assert again.returncode == 0 and "re-sealed 0 value(s)" in again.stdout, again.stdout
 

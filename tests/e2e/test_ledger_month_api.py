@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import httpx
 import pytest
 
-from tests.e2e.api_client import authorized_charge, sign_up
+from tests.e2e.api_client import PASSWORD, authorized_charge, sign_up
 from tests.e2e.test_billing_year_api import OK_CARD, Sandbox, t
 from tests.support.processes import RunningProcess
 from tests.support.reconcile import assert_reconciles
@@ -247,7 +247,11 @@ def test_a_month_of_ledger_and_daily_payouts_matches_the_hand_computed_table(
     client: httpx.Client, stack_env: dict[str, str]
 ) -> None:
     merchant = sign_up(client)
-    profile = {"payout_schedule": "daily", "payout_account_number": "000123456789"}
+    profile = {
+        "payout_schedule": "daily",
+        "payout_account_number": "000123456789",
+        "current_password": PASSWORD,
+    }
     assert client.patch("/api/v1/merchants/me", json=profile, headers=merchant.jwt).status_code == 200
     box = Sandbox(client, merchant)
     month = Month(client, box)

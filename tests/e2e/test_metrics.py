@@ -6,6 +6,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e.api_client import API, authorized_charge, sign_up
+from tests.support.processes import RunningProcess, start_gateway
 
 
 def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -71,3 +72,25 @@ def test_core_metrics_port_reports_rpc_latency_actors_replays_and_webhook_queue(
     assert ("core_active_actors", frozenset({("kind", "charge")})) in after
     assert ("core_webhook_queue_depth", frozenset()) in after
     assert _value(after, "core_lease_wait_seconds_count", outcome="acquired") >= 1
+
+
+METRICS_TOKEN = "scrape-token-for-e2e-0123456789"
+
+
+def test_metrics_answer_a_remote_peer_only_with_the_metrics_token(
+    stack_env: dict[str, str], core_process: RunningProcess
+) -> None:
+    """DESIGN §10.9. Behind a TLS proxy the gateway trusts the forwarded client address, which lets a
+    loopback test client stand for a remote peer."""
+    env = {**stack_env, "BEHIND_TLS_PROXY": "1", "METRICS_TOKEN": METRICS_TOKEN}
+    with start_gateway(env, [core_process.address]) as gateway, httpx.Client(base_url=gateway.base_url) as c:
+        remote = {"X-Forwarded-For": "203.0.113.5"}
+        refused = c.get("/metrics", headers=remote)
+        assert refused.status_code == 404, refused.text
+        assert refused.json()["error"]["code"] == "resource_missing"
+        wrong = c.get("/metrics", headers={**remote, "Authorization": "Bearer not-the-token"})
+        assert wrong.status_code == 404
+        shown = c.get("/metrics", headers={**remote, "Authorization": f"Bearer {METRICS_TOKEN}"})
+        assert shown.status_code == 200 and "gateway_" in shown.text, shown.text[:200]
+        local = c.get("/metrics", headers={"X-Forwarded-For": "127.0.0.1"})
+        assert local.status_code == 200

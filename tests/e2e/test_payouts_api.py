@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, Merchant, assert_error, authorized_charge, sign_up
+from tests.e2e.api_client import API, PASSWORD, Merchant, assert_error, authorized_charge, sign_up
 from tests.e2e.test_balance_api import balance, captured, transactions
 from tests.e2e.test_test_clock import DAY, clock_now
 from tests.support.processes import RunningProcess
@@ -51,6 +51,8 @@ def events(client: httpx.Client, merchant: Merchant, event_type: str) -> list[di
 
 
 def set_profile(client: httpx.Client, merchant: Merchant, **fields: str) -> None:
+    if "payout_account_number" in fields:
+        fields = {**fields, "current_password": PASSWORD}  # DESIGN §10.9
     response = client.patch("/api/v1/merchants/me", json=fields, headers=merchant.jwt)
     assert response.status_code == 200, response.text
 

@@ -217,3 +217,66 @@ async def test_two_registries_sharing_redis_never_serve_one_entity_at_once(
     await core_a.stop_all(grace=1.0)
     await core_b.stop_all(grace=1.0)
     assert [key async for key in redis.scan_iter(match=f"{namespace}:*")] == []
+
+
+def lease_with_liveness(
+    redis: aioredis.Redis, namespace: str, owner: str, lapsed: set[str], asked: list[str]
+) -> RedisLease:
+    async def holder_lapsed(process: str) -> bool:
+        asked.append(process)
+        return process in lapsed
+
+    factory = RedisLeaseFactory(
+        redis, namespace=namespace, ttl_ms=10_000, owner=owner, holder_lapsed=holder_lapsed
+    )
+    return factory("charge", "ch_1")
+
+
+async def test_a_lease_of_a_core_whose_heartbeat_lapsed_is_taken_over_at_once(
+    redis: aioredis.Redis, namespace: str
+) -> None:
+    """DESIGN §10.9: a dead core's leases go with its heartbeat, not after their 10 s TTL."""
+    dead = lease(redis, namespace, "core-dead", ttl_ms=10_000)
+    assert await dead.acquire(0)
+    asked: list[str] = []
+    mine = lease_with_liveness(redis, namespace, "core-b", {"core-dead"}, asked)
+    started = asyncio.get_running_loop().time()
+    assert await mine.acquire(5.0)
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert asked == ["core-dead"]
+    assert await redis.get(mine.key) == mine.token.encode()
+    assert 9_000 < await redis.pttl(mine.key) <= 10_000
+    assert not await dead.renew()  # the lapsed holder has lost it
+    await dead.release()  # and cannot release the new owner's lease
+    assert await redis.get(mine.key) == mine.token.encode()
+
+
+async def test_a_lease_of_a_live_core_is_waited_for_not_taken(redis: aioredis.Redis, namespace: str) -> None:
+    alive = lease(redis, namespace, "core-alive", ttl_ms=10_000)
+    assert await alive.acquire(0)
+    asked: list[str] = []
+    mine = lease_with_liveness(redis, namespace, "core-b", {"core-dead"}, asked)
+    assert not await mine.acquire(0.2)
+    assert asked and set(asked) == {"core-alive"}
+    assert await redis.get(alive.key) == alive.token.encode()
+    assert await alive.renew()
+
+
+async def test_a_lapsed_holder_that_renewed_meanwhile_keeps_its_lease(
+    redis: aioredis.Redis, namespace: str
+) -> None:
+    """The takeover compares the exact token found: a lease that changed hands meanwhile is left alone."""
+    dead = lease(redis, namespace, "core-dead", ttl_ms=10_000)
+    assert await dead.acquire(0)
+    successor = lease(redis, namespace, "core-c", ttl_ms=10_000)
+
+    async def lapsed_but_replaced(process: str) -> bool:
+        # Between our GET and the takeover, another core took the lease over first.
+        await redis.set(successor.key, successor.token, px=10_000)
+        return True
+
+    mine = RedisLeaseFactory(
+        redis, namespace=namespace, ttl_ms=10_000, owner="core-b", holder_lapsed=lapsed_but_replaced
+    )("charge", "ch_1")
+    assert not await mine.acquire(0)
+    assert await redis.get(mine.key) == successor.token.encode()

@@ -9,9 +9,11 @@ import pytest
 
 from core_server.config import ConfigError, Settings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 BASE = {
     "DATABASE_URL": "postgresql://db/x",
-    "JWT_SIGNING_KEY": "k" * 40,
+    "JWT_SIGNING_KEY": KEY * 40,
     "DATA_ENCRYPTION_KEY": base64.b64encode(bytes(32)).decode(),
 }
 
@@ -25,11 +27,40 @@ def test_a_loopback_bind_needs_no_token(addr: str) -> None:
 @pytest.mark.parametrize(
     "addr", ["0.0.0.0:50051", "[::]:50051", ":50051", "10.0.0.4:50051", "core.internal:50051"]
 )
-def test_a_non_loopback_bind_without_a_token_refuses_to_start(addr: str) -> None:
+def test_a_non_loopback_bind_without_a_token_refuses_to_start(addr: str, tmp_path: Path) -> None:
+    tls = tls_files(tmp_path)
     with pytest.raises(ConfigError, match="CORE_AUTH_TOKEN"):
-        Settings.from_env({**BASE, "CORE_GRPC_ADDR": addr})
-    with_token = Settings.from_env({**BASE, "CORE_GRPC_ADDR": addr, "CORE_AUTH_TOKEN": "s3cret"})
+        Settings.from_env({**BASE, **tls, "CORE_GRPC_ADDR": addr})
+    with_token = Settings.from_env({**BASE, **tls, "CORE_GRPC_ADDR": addr, "CORE_AUTH_TOKEN": "s3cret"})
     assert with_token.auth_token == "s3cret"
+
+
+@pytest.mark.parametrize(
+    "addr", ["0.0.0.0:50051", "[::]:50051", ":50051", "10.0.0.4:50051", "core.internal:50051"]
+)
+def test_a_non_loopback_bind_with_a_token_but_no_tls_refuses_to_start_naming_tls(addr: str) -> None:
+    """DESIGN §10.9: off loopback the token and card data would cross the network in clear."""
+    with pytest.raises(ConfigError, match="without TLS: set CORE_TLS_CERT_FILE and CORE_TLS_KEY_FILE"):
+        Settings.from_env({**BASE, "CORE_GRPC_ADDR": addr, "CORE_AUTH_TOKEN": "s3cret"})
+
+
+def test_a_loopback_bind_needs_no_tls_even_with_a_token() -> None:
+    settings = Settings.from_env({**BASE, "CORE_GRPC_ADDR": "127.0.0.1:50051", "CORE_AUTH_TOKEN": "s3cret"})
+    assert settings.auth_token == "s3cret" and not settings.tls_enabled
+
+
+@pytest.mark.parametrize("key", ["", "k" * 31, "é" * 15])
+def test_a_jwt_signing_key_shorter_than_32_bytes_refuses_to_start_naming_it(key: str) -> None:
+    with pytest.raises(ConfigError, match="JWT_SIGNING_KEY"):
+        Settings.from_env({**BASE, "JWT_SIGNING_KEY": key})
+    assert Settings.from_env({**BASE, "JWT_SIGNING_KEY": "é" * 16}).jwt_signing_key == "é" * 16
+
+
+def tls_files(tmp_path: Path) -> dict[str, str]:
+    cert, key = tmp_path / "core.crt", tmp_path / "core.key"
+    cert.write_text("cert")
+    key.write_text("key")
+    return {"CORE_TLS_CERT_FILE": str(cert), "CORE_TLS_KEY_FILE": str(key)}
 
 
 def test_tls_files_come_both_or_neither_and_must_exist(tmp_path: Path) -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import pytest
 
 from core_server.config import ConfigError, Settings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 BASE = {
     "DATABASE_URL": "postgresql://db/x",
-    "JWT_SIGNING_KEY": "k" * 40,
+    "JWT_SIGNING_KEY": KEY * 40,
     "DATA_ENCRYPTION_KEY": base64.b64encode(bytes(32)).decode(),
 }
 
@@ -26,9 +29,14 @@ BASE = {
         ("127.0.0.1:50051", " OFF ", None),
     ],
 )
-def test_metrics_address(grpc_addr: str, metrics: str, expected: str | None) -> None:
-    env = {**BASE, "CORE_GRPC_ADDR": grpc_addr, "CORE_METRICS_ADDR": metrics, "CORE_AUTH_TOKEN": "t"}
-    settings = Settings.from_env(env)  # the token: a non-loopback bind needs one
+def test_metrics_address(grpc_addr: str, metrics: str, expected: str | None, tmp_path: Path) -> None:
+    cert, key = tmp_path / "core.crt", tmp_path / "core.key"
+    cert.write_text("cert")
+    key.write_text("key")
+    # The token and TLS: a non-loopback bind needs both (DESIGN §10.9).
+    tls = {"CORE_TLS_CERT_FILE": str(cert), "CORE_TLS_KEY_FILE": str(key)}
+    env = {**BASE, **tls, "CORE_GRPC_ADDR": grpc_addr, "CORE_METRICS_ADDR": metrics, "CORE_AUTH_TOKEN": "t"}
+    settings = Settings.from_env(env)
     assert settings.metrics_addr == expected
 
 

@@ -8,9 +8,11 @@ import pytest
 
 from core_server.config import ConfigError, Settings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 BASE = {
     "DATABASE_URL": "postgresql://db/x",
-    "JWT_SIGNING_KEY": "k" * 40,
+    "JWT_SIGNING_KEY": KEY * 40,
     "DATA_ENCRYPTION_KEY": base64.b64encode(bytes(32)).decode(),
 }
 

@@ -9,10 +9,12 @@ import pytest
 
 from core_server.config import ConfigError, Settings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 A, B, C = bytes(32), bytes(range(32)), bytes(range(1, 33))
 BASE = {
     "DATABASE_URL": "postgresql://db/x",
-    "JWT_SIGNING_KEY": "k" * 40,
+    "JWT_SIGNING_KEY": KEY * 40,
     "DATA_ENCRYPTION_KEY": base64.b64encode(A).decode(),
 }
 

@@ -13,9 +13,11 @@ from core_server.db.pool import pooled_connect_query
 from http_gateway.config import ConfigError as GatewayConfigError
 from http_gateway.config import Settings as GatewaySettings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 BASE = {
     "DATABASE_URL": "postgresql://db1:5432,db2:5432/pc?target_session_attrs=read-write",
-    "JWT_SIGNING_KEY": "k" * 40,
+    "JWT_SIGNING_KEY": KEY * 40,
     "DATA_ENCRYPTION_KEY": base64.b64encode(bytes(32)).decode(),
 }
 

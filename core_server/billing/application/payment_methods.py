@@ -170,7 +170,9 @@ class PaymentMethodService:
         if not await self._methods.customer_exists(owner.merchant_id, owner.environment, customer_id):
             raise customer_not_found(customer_id)
         await require_cursor(starting_after, "payment method of this customer", exists)
-        return await self._methods.list(customer_id, limit=limit, starting_after=starting_after)
+        return await self._methods.list(
+            customer_id, limit=limit, starting_after=starting_after, tenant=owner.merchant_id
+        )
 
     async def detach(self, owner: Owner, customer_id: str, payment_method_id: str) -> PaymentMethod:
         if not (CUSTOMER_ID_RE.match(customer_id) and PAYMENT_METHOD_ID_RE.match(payment_method_id)):

@@ -87,8 +87,11 @@ class PaymentMethodRepository(Protocol):
 
     async def customer_exists(self, merchant_id: str, environment: Environment, customer_id: str) -> bool: ...
 
-    async def list(self, customer_id: str, *, limit: int, starting_after: str | None) -> Page[PaymentMethod]:
-        """A customer's methods, newest first, with their count (the customer is checked before)."""
+    async def list(
+        self, customer_id: str, *, limit: int, starting_after: str | None, tenant: str = ""
+    ) -> Page[PaymentMethod]:
+        """A customer's methods, newest first, with their count (the customer is checked before);
+        `tenant`, the customer's merchant, is whose share of the list slots it takes (scan_gate)."""
 
     async def exists(self, customer_id: str, payment_method_id: str) -> bool: ...
 

@@ -202,7 +202,7 @@ class PgCustomerBalances:
             "starting_after": starting_after,
             "fetch": limit + 1,
         }
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(owner.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
             count = await (await conn.execute(_COUNT, params)).fetchone()
         total = int(count["n"]) if count else 0

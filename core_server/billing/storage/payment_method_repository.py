@@ -155,9 +155,11 @@ class PgPaymentMethodRepository:
             return await cursor.fetchone() is not None
 
     @wraps_psycopg_errors
-    async def list(self, customer_id: str, *, limit: int, starting_after: str | None) -> Page[PaymentMethod]:
+    async def list(
+        self, customer_id: str, *, limit: int, starting_after: str | None, tenant: str = ""
+    ) -> Page[PaymentMethod]:
         params = {"customer_id": customer_id, "starting_after": starting_after, "fetch": limit + 1}
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(tenant), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
             count = await (await conn.execute(_COUNT, params)).fetchone()
         total = int(count["n"]) if count else 0

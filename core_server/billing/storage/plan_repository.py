@@ -152,7 +152,7 @@ class PgPlanRepository:
     @wraps_psycopg_errors
     async def list_page(self, query: ListQuery) -> Page[Plan]:
         params = _page_params(query)
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST_PLANS, params)).fetchall()
             count = await (await conn.execute(_COUNT_PLANS, params)).fetchone()
         total = int(count["n"]) if count else 0
@@ -192,7 +192,7 @@ class PgPriceRepository:
     @wraps_psycopg_errors
     async def list_page(self, query: ListQuery, plan_id: str) -> Page[Price]:
         params = {**_page_params(query), "plan_id": plan_id}
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST_PRICES, params)).fetchall()
             count = await (await conn.execute(_COUNT_PRICES, params)).fetchone()
         total = int(count["n"]) if count else 0

@@ -365,7 +365,7 @@ class PgSubscriptionRepository:
             "starting_after": query.starting_after,
             "fetch": query.limit + 1,
         }
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
             count = await (await conn.execute(_COUNT, params)).fetchone()
             subscriptions = await _hydrate(conn, rows)
@@ -398,7 +398,7 @@ class PgSubscriptionRepository:
             "starting_after": query.starting_after,
             "fetch": query.limit + 1,
         }
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_INVOICE_LIST, params)).fetchall()
             count = await (await conn.execute(_INVOICE_COUNT, params)).fetchone()
         total = int(count["n"]) if count else 0

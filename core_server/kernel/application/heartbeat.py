@@ -70,3 +70,46 @@ class CoreHeartbeat:
                 logger.warning("core heartbeat failed", exc_info=True)
             ticks += 1
             await asyncio.sleep(self._interval)
+
+
+class CoreLiveness:
+    """Whether another core's heartbeat lapsed, for the actor leases it left behind (DESIGN §10.9).
+
+    A core killed while holding leases would otherwise keep its entities until the leases' TTL; an
+    acquirer that finds the holder's heartbeat lapsed takes the lease over at once, just as a retry takes
+    over that core's idempotency claims (same lapse, same table). A holder seen alive is remembered for
+    `recheck` seconds, so a contended entity polls PostgreSQL at most that often per holder; a failed
+    read counts as alive (waiting out the TTL is always safe).
+    """
+
+    def __init__(
+        self,
+        beat_since: Callable[[str, datetime], Awaitable[bool]],
+        clock: Clock,
+        *,
+        lapse: timedelta,
+        recheck: float = 0.25,
+    ) -> None:
+        self._beat_since = beat_since
+        self._clock = clock
+        self._lapse = lapse
+        self._recheck = timedelta(seconds=recheck)
+        self._alive_until: dict[str, datetime] = {}
+
+    async def lapsed(self, process: str) -> bool:
+        now = self._clock.now()
+        known = self._alive_until.get(process)
+        if known is not None and now < known:
+            return False
+        try:
+            alive = await self._beat_since(process, now - self._lapse)
+        except Exception:  # noqa: BLE001 - PostgreSQL away: the holder is presumed alive
+            logger.warning("could not read the heartbeat of %s", process, exc_info=True)
+            alive = True
+        if alive:
+            if len(self._alive_until) > 1024:
+                self._alive_until.clear()
+            self._alive_until[process] = now + self._recheck
+            return False
+        self._alive_until.pop(process, None)
+        return True

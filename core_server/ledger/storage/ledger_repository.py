@@ -281,7 +281,7 @@ class PgLedgerRepository:
             "cursor": query.starting_after,
             "limit": query.limit + 1,
         }
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
         total = rows[0]["list_total"] if rows else 0
         rows = [row for row in rows if row["id"] is not None]

@@ -32,6 +32,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.outbox import NOTIFY_COLUMN, OUTBOX_CTES, event_params
 from core_server.ledger.application.payout_ports import PayoutQuery, PayoutSettings
 from core_server.ledger.domain.payout import MINIMUMS, Payout, PayoutPlan, PayoutStatus, Settleable
+from core_server.security.payout_account import PayoutAccountBox
 
 PAYOUT_CLAIM = timedelta(minutes=5)
 """How long a merchant's environment claimed by one core's run is passed over by the others'."""
@@ -102,7 +103,11 @@ _RELEASE_CLAIM = (
     "DELETE FROM payout_claims WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
 )
 
-_SETTINGS = "SELECT payout_schedule, payout_account_number, settlement_currency FROM merchants WHERE id = %s"
+_SETTINGS = """
+SELECT payout_schedule, payout_account_number, payout_account_sealed, payout_account_key_id,
+       settlement_currency
+  FROM merchants WHERE id = %s
+"""
 _RATES = "SELECT currency, per_usd FROM fx_rates WHERE environment = %s"
 
 _UNSETTLED = """
@@ -278,8 +283,9 @@ def _payout(row: dict[str, Any]) -> Payout:
 
 
 class PgPayoutRepository:
-    def __init__(self, pool: DbPool, *, claim: timedelta = PAYOUT_CLAIM) -> None:
+    def __init__(self, pool: DbPool, accounts: PayoutAccountBox, *, claim: timedelta = PAYOUT_CLAIM) -> None:
         self._pool = pool
+        self._accounts = accounts  # the account number is sealed at rest (DESIGN §10.9)
         self._claim = claim
 
     @wraps_psycopg_errors
@@ -306,9 +312,13 @@ class PgPayoutRepository:
             row = await (await conn.execute(_SETTINGS, (merchant_id,))).fetchone()
         if row is None:
             return None
-        return PayoutSettings(
-            row["payout_schedule"], row["payout_account_number"], row["settlement_currency"]
+        account = self._accounts.open(
+            merchant_id,
+            row["payout_account_sealed"],
+            row["payout_account_key_id"],
+            row["payout_account_number"],
         )
+        return PayoutSettings(row["payout_schedule"], account, row["settlement_currency"])
 
     @wraps_psycopg_errors
     async def rates(self, environment: Environment) -> dict[str, Decimal]:
@@ -391,7 +401,7 @@ class PgPayoutRepository:
             "cursor": query.starting_after,
             "limit": query.limit + 1,
         }
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
         total = rows[0]["list_total"] if rows else 0
         rows = [row for row in rows if row["id"] is not None]

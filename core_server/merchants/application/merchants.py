@@ -10,7 +10,13 @@ from typing import Protocol, TypeVar
 from connect import errors
 
 from core_server.kernel.application.ports import Clock, IdCollision
-from core_server.kernel.domain.errors import NotFound, ParameterInvalid, RateLimited, Unauthenticated
+from core_server.kernel.domain.errors import (
+    NotFound,
+    ParameterInvalid,
+    ParameterMissing,
+    RateLimited,
+    Unauthenticated,
+)
 from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
 from core_server.merchants.domain.login_throttle import (
     BASE_DELAY,
@@ -35,6 +41,7 @@ from core_server.merchants.domain.merchant import (
 from core_server.payments.domain.charge_input import validate_email
 
 BAD_CREDENTIALS = "Invalid e-mail or password."
+PASSWORD_WRONG = "current_password is not this account's password."
 THROTTLED = "Too many failed logins for this e-mail; retry after {seconds} s."
 # Attempts at counting one login before giving up: each retry means another attempt on the same account
 # was counted meanwhile, so under such contention the caller is throttled for the base delay.
@@ -56,6 +63,9 @@ class MerchantRepository(Protocol):
     async def find_by_email(self, email: str) -> Merchant | None: ...
 
     async def update_profile(self, merchant_id: str, profile: Profile) -> None: ...
+
+    async def change_password(self, merchant_id: str, password_hash: str) -> int:
+        """Stores the hash and bumps the merchant's token version; returns the new version."""
 
 
 class LoginAttempts(Protocol):
@@ -87,8 +97,8 @@ class KdfRunner(Protocol):
 
 
 class TokenIssuer(Protocol):
-    def issue(self, merchant_id: str) -> tuple[str, int]:
-        """(token, lifetime in seconds)."""
+    def issue(self, merchant_id: str, version: int = 0) -> tuple[str, int]:
+        """(token, lifetime in seconds); `version` is the merchant's token version (DESIGN §10.9)."""
 
 
 class MerchantService:
@@ -164,7 +174,7 @@ class MerchantService:
         await self._attempts.remember(pair, KNOWN_ADDRESS_FOR)
         if not known:
             await self._take_back(account_key(email))
-        return self._tokens.issue(merchant.id)
+        return self._tokens.issue(merchant.id, merchant.token_version)
 
     async def _take_back(self, key: str) -> None:
         """Uncounts one attempt that succeeded; under contention it may stay counted (a stricter slip)."""
@@ -196,12 +206,47 @@ class MerchantService:
             raise Unauthenticated("This token's merchant does not exist.", code=errors.TOKEN_INVALID.code)
         return merchant
 
-    async def update(self, merchant_id: str, changes: dict[str, str]) -> Merchant:
+    async def update(
+        self, merchant_id: str, changes: dict[str, str], current_password: str | None = None
+    ) -> Merchant:
         merchant = await self.get(merchant_id)
         checked = {name: validate_profile_field(name, value) for name, value in changes.items()}
+        if "payout_account_number" in checked:
+            # Where the money goes: a dashboard token alone (stolen, left on a shared machine) must not
+            # be enough to change it (DESIGN §10.9).
+            await self._confirm_password(merchant, current_password)
         profile = replace(merchant.profile, **checked)
         await self._merchants.update_profile(merchant_id, profile)
         return replace(merchant, profile=profile)
+
+    async def change_password(self, merchant_id: str, current: str | None, new: str | None) -> Merchant:
+        """The only place the password changes, and so where the token version is bumped: every dashboard
+        token issued before is refused from now on (DESIGN §10.9)."""
+        merchant = await self.get(merchant_id)
+        if not new:
+            raise ParameterMissing("new_password")
+        try:
+            check_password(new)
+        except ParameterInvalid as exc:
+            message = str(exc).replace("password", "new_password", 1)
+            raise ParameterInvalid(message, param="new_password") from exc
+        await self._confirm_password(merchant, current)
+        password_hash = await self._kdf.run(hash_password, new)
+        version = await self._merchants.change_password(merchant_id, password_hash)
+        return replace(merchant, password_hash=password_hash, token_version=version)
+
+    async def _confirm_password(self, merchant: Merchant, password: str | None) -> None:
+        if not password:
+            raise ParameterMissing("current_password")
+        self._kdf.check_room()
+        # Counted with the account's logins: a stolen token is no way around the login throttle.
+        key = account_key(merchant.email)
+        await self._count_attempt(key)
+        # scrypt in the bounded KDF pool, like a login: a flood of guesses cannot starve the loop.
+        if not await self._kdf.run(verify_password, password, merchant.password_hash):
+            raise ParameterInvalid(PASSWORD_WRONG, param="current_password")
+        # Only this attempt is taken back: a right password must not wipe other addresses' guessing.
+        await self._take_back(key)
 
 
 def _throttled(wait: timedelta) -> RateLimited:

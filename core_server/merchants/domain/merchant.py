@@ -44,6 +44,8 @@ class Merchant:
     password_hash: str
     profile: Profile
     created: datetime
+    token_version: int = 0
+    """Bumped by each password change; dashboard tokens of an older version are refused (DESIGN §10.9)."""
 
 
 def check_password(password: str) -> None:

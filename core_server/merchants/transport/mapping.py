@@ -34,6 +34,7 @@ def merchant_to_pb(merchant: Merchant) -> merchant_pb2.Merchant:
         created=unix(merchant.created),
         payout_account_last4=profile.payout_account_number[-4:],
         settlement_currency=profile.settlement_currency,
+        token_version=merchant.token_version,
     )
 
 

@@ -67,5 +67,15 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
         changes = {name: getattr(request, name) for name in PROFILE_FIELDS if request.HasField(name)}
         if request.HasField("payout_schedule"):
             changes["payout_schedule"] = SCHEDULE_FROM_PB.get(request.payout_schedule, "")
-        merchant = await self._merchants.update(request.merchant_id, changes)
+        password = request.current_password if request.HasField("current_password") else None
+        merchant = await self._merchants.update(request.merchant_id, changes, password)
         return pb.UpdateMerchantResponse(merchant=merchant_to_pb(merchant))
+
+    @rpc
+    async def ChangePassword(
+        self, request: pb.ChangePasswordRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ChangePasswordResponse:
+        current = request.current_password if request.HasField("current_password") else None
+        new = request.new_password if request.HasField("new_password") else None
+        merchant = await self._merchants.change_password(request.merchant_id, current, new)
+        return pb.ChangePasswordResponse(merchant=merchant_to_pb(merchant))

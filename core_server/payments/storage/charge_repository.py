@@ -213,7 +213,7 @@ class PgChargeRepository:
             "seen_at": query.seen_at,
             "hold_start": query.seen_at - AUTHORIZATION_HOLD if query.seen_at else None,
         }
-        async with self._scans.slot(), self._pool.connection() as conn:
+        async with self._scans.slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
         total = rows[0]["list_total"] if rows else 0
         rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs

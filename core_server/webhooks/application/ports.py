@@ -142,9 +142,10 @@ class DeliveryQueue(Protocol):
         again now."""
 
     async def list_for_endpoint(
-        self, endpoint_id: str, limit: int, starting_after: str | None
+        self, endpoint_id: str, limit: int, starting_after: str | None, tenant: str = ""
     ) -> Page[WebhookDelivery]:
-        """Newest first, each with its attempts oldest first."""
+        """Newest first, each with its attempts oldest first; `tenant` (the endpoint's merchant) is
+        whose share of the list slots it takes (scan_gate)."""
 
     async def delivery_exists(self, endpoint_id: str, delivery_id: str) -> bool: ...
 

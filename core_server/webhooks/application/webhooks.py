@@ -164,7 +164,9 @@ class WebhookEndpointService:
                 f"starting_after names no delivery of this endpoint: '{starting_after[:100]}'.",
                 param="starting_after",
             )
-        return await self._deliveries.list_for_endpoint(endpoint.id, limit, starting_after)
+        return await self._deliveries.list_for_endpoint(
+            endpoint.id, limit, starting_after, tenant=endpoint.merchant_id
+        )
 
     async def _check_url(self, url: str, environment: Environment) -> None:
         """Syntax, then the resolved addresses (SSRF): hosts must resolve to public addresses only

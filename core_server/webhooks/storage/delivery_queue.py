@@ -304,10 +304,10 @@ class PgDeliveryQueue:
 
     @wraps_psycopg_errors
     async def list_for_endpoint(
-        self, endpoint_id: str, limit: int, starting_after: str | None
+        self, endpoint_id: str, limit: int, starting_after: str | None, tenant: str = ""
     ) -> Page[WebhookDelivery]:
         params = {"endpoint_id": endpoint_id, "cursor": starting_after, "limit": limit + 1}
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(tenant), self._pool.connection() as conn:
             page = Page.of(await (await conn.execute(_PAGE, params)).fetchall(), limit)
             attempts: dict[str, list[DeliveryAttempt]] = {row["id"]: [] for row in page.items}
             if page.items:

@@ -62,7 +62,7 @@ class PgEventRepository:
 
     @wraps_psycopg_errors
     async def list(self, query: EventQuery) -> Page[StoredEvent]:
-        async with gate_for(self._pool).slot(), self._pool.connection() as conn:
+        async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_PAGE, _params(query))).fetchall()
         page = Page.of(rows, query.limit)
         return Page([event_from_row(row) for row in page.items], page.has_more)

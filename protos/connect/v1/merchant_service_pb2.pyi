@@ -60,7 +60,7 @@ class GetMerchantResponse(_message.Message):
     def __init__(self, merchant: _Optional[_Union[_merchant_pb2.Merchant, _Mapping]] = ...) -> None: ...
 
 class UpdateMerchantRequest(_message.Message):
-    __slots__ = ("merchant_id", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "payout_account_number", "settlement_currency")
+    __slots__ = ("merchant_id", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "payout_account_number", "settlement_currency", "current_password")
     MERCHANT_ID_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
     LOGO_URL_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +69,7 @@ class UpdateMerchantRequest(_message.Message):
     PAYOUT_SCHEDULE_FIELD_NUMBER: _ClassVar[int]
     PAYOUT_ACCOUNT_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SETTLEMENT_CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_PASSWORD_FIELD_NUMBER: _ClassVar[int]
     merchant_id: str
     business_name: str
     logo_url: str
@@ -77,9 +78,26 @@ class UpdateMerchantRequest(_message.Message):
     payout_schedule: _merchant_pb2.PayoutSchedule
     payout_account_number: str
     settlement_currency: str
-    def __init__(self, merchant_id: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[_merchant_pb2.PayoutSchedule, str]] = ..., payout_account_number: _Optional[str] = ..., settlement_currency: _Optional[str] = ...) -> None: ...
+    current_password: str
+    def __init__(self, merchant_id: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[_merchant_pb2.PayoutSchedule, str]] = ..., payout_account_number: _Optional[str] = ..., settlement_currency: _Optional[str] = ..., current_password: _Optional[str] = ...) -> None: ...
 
 class UpdateMerchantResponse(_message.Message):
+    __slots__ = ("merchant",)
+    MERCHANT_FIELD_NUMBER: _ClassVar[int]
+    merchant: _merchant_pb2.Merchant
+    def __init__(self, merchant: _Optional[_Union[_merchant_pb2.Merchant, _Mapping]] = ...) -> None: ...
+
+class ChangePasswordRequest(_message.Message):
+    __slots__ = ("merchant_id", "current_password", "new_password")
+    MERCHANT_ID_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    NEW_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    merchant_id: str
+    current_password: str
+    new_password: str
+    def __init__(self, merchant_id: _Optional[str] = ..., current_password: _Optional[str] = ..., new_password: _Optional[str] = ...) -> None: ...
+
+class ChangePasswordResponse(_message.Message):
     __slots__ = ("merchant",)
     MERCHANT_FIELD_NUMBER: _ClassVar[int]
     merchant: _merchant_pb2.Merchant

@@ -55,6 +55,11 @@ class MerchantServiceStub:
                 request_serializer=connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantRequest.SerializeToString,
                 response_deserializer=connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantResponse.FromString,
                 _registered_method=True)
+        self.ChangePassword = channel.unary_unary(
+                '/connect.v1.MerchantService/ChangePassword',
+                request_serializer=connect_dot_v1_dot_merchant__service__pb2.ChangePasswordRequest.SerializeToString,
+                response_deserializer=connect_dot_v1_dot_merchant__service__pb2.ChangePasswordResponse.FromString,
+                _registered_method=True)
 
 
 class MerchantServiceServicer:
@@ -89,6 +94,13 @@ class MerchantServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ChangePassword(self, request, context):
+        """Changes the password and revokes every dashboard token issued before (DESIGN §10.9).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MerchantServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -111,6 +123,11 @@ def add_MerchantServiceServicer_to_server(servicer, server):
                     servicer.UpdateMerchant,
                     request_deserializer=connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantRequest.FromString,
                     response_serializer=connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantResponse.SerializeToString,
+            ),
+            'ChangePassword': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangePassword,
+                    request_deserializer=connect_dot_v1_dot_merchant__service__pb2.ChangePasswordRequest.FromString,
+                    response_serializer=connect_dot_v1_dot_merchant__service__pb2.ChangePasswordResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -222,6 +239,33 @@ class MerchantService:
             '/connect.v1.MerchantService/UpdateMerchant',
             connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantRequest.SerializeToString,
             connect_dot_v1_dot_merchant__service__pb2.UpdateMerchantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangePassword(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/connect.v1.MerchantService/ChangePassword',
+            connect_dot_v1_dot_merchant__service__pb2.ChangePasswordRequest.SerializeToString,
+            connect_dot_v1_dot_merchant__service__pb2.ChangePasswordResponse.FromString,
             options,
             channel_credentials,
             insecure,

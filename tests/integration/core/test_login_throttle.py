@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 from connect import errors
 
-from core_server.bootstrap import Core
+from core_server.bootstrap import Core, payout_accounts
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.domain.errors import RateLimited, Unauthenticated
@@ -126,7 +126,7 @@ async def test_without_redis_logins_fail_closed(core: Core, clock: SettableClock
     dead = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)
     assert core.kdf_pool is not None
     merchants = MerchantService(
-        PgMerchantRepository(core.pool),
+        PgMerchantRepository(core.pool, payout_accounts(core.settings)),
         JwtIssuer("integration-test-signing-key-0123456789", clock),
         clock,
         attempts=RedisLoginAttempts(dead, namespace="unreachable"),

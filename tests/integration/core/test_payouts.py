@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from core_server.bootstrap import Core
+from core_server.bootstrap import Core, payout_accounts
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.owner import Owner
@@ -66,7 +66,9 @@ async def captured_eur_charge(core: Core, owner: Owner) -> None:
 async def set_account(core: Core, merchant_id: str, account: str) -> None:
     async with core.pool.connection() as conn:
         await conn.execute(
-            "UPDATE merchants SET payout_account_number = %s WHERE id = %s", (account, merchant_id)
+            # In clear, as before migration 0023: the repository still reads such a row.
+            "UPDATE merchants SET payout_account_number = %s, payout_account_sealed = NULL WHERE id = %s",
+            (account, merchant_id),
         )
 
 
@@ -149,7 +151,7 @@ async def test_a_stale_plan_writes_nothing(core: Core, clock: SettableClock) -> 
     await captured_charge(core, owner, amount=10_000)
     await captured_charge(core, owner, amount=10_000)
     clock.set(WEDNESDAY)
-    repo = PgPayoutRepository(core.pool)
+    repo = PgPayoutRepository(core.pool, payout_accounts(core.settings))
     day = WEDNESDAY.date()
     rows = (await repo.unsettled(owner.merchant_id, owner.environment, WEDNESDAY))["usd"]
     plan = plan_payout(new_payout_id(), owner.merchant_id, False, "usd", day, rows)
@@ -191,7 +193,7 @@ async def test_the_run_claims_a_merchant_for_one_core_at_a_time(core: Core, cloc
     owner = await new_owner(core)
     await captured_charge(core, owner, amount=10_000)
     clock.set(WEDNESDAY)
-    repo = PgPayoutRepository(core.pool)
+    repo = PgPayoutRepository(core.pool, payout_accounts(core.settings))
     mine = entity_id(owner)
     first, second = await asyncio.gather(repo.claim_due(WEDNESDAY, 10_000), repo.claim_due(WEDNESDAY, 10_000))
     claimed = [entity_id(o) for o in first] + [entity_id(o) for o in second]

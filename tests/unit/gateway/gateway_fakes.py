@@ -11,7 +11,14 @@ from typing import Any
 
 import grpc
 import httpx
-from connect.v1 import api_key_pb2, api_key_service_pb2, common_pb2, idempotency_service_pb2
+from connect.v1 import (
+    api_key_pb2,
+    api_key_service_pb2,
+    common_pb2,
+    idempotency_service_pb2,
+    merchant_pb2,
+    merchant_service_pb2,
+)
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2
@@ -135,6 +142,10 @@ def fake_core() -> CoreClients:
     serving = health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
     core.health.Check.by_default(serving)
     core.idempotency.CheckIdempotencyKey.by_default(idempotency_service_pb2.CheckIdempotencyKeyResponse())
+    # Each dashboard call reads the merchant's token version (DESIGN §10.9): version 0, nothing revoked.
+    core.merchants.GetMerchant.by_default(
+        merchant_service_pb2.GetMerchantResponse(merchant=merchant_pb2.Merchant(id="acct_test"))
+    )
     return core
 
 

@@ -20,6 +20,8 @@ from http_gateway.pipeline.auth import (
     bearer_token,
     require_secret_key,
     require_test_key,
+    token_revoked,
+    verify_dashboard_claims,
     verify_dashboard_token,
 )
 
@@ -150,3 +152,19 @@ def test_test_helpers_need_a_test_key():
 def test_idempotency_scope_is_merchant_and_environment():
     caller = ApiCaller("acct_1", common_pb2.ENVIRONMENT_LIVE, api_key_pb2.API_KEY_KIND_SECRET)
     assert caller.scope == "acct_1:live"
+
+
+def test_the_token_version_is_read_from_claim_ver_and_absent_means_0():
+    """DESIGN §10.9: tokens carry the merchant's token version; ones issued before versions are 0."""
+    assert verify_dashboard_claims(_token(ver=3), KEY) == ("acct_1", 3)
+    assert verify_dashboard_claims(_token(), KEY) == ("acct_1", 0)
+
+
+@pytest.mark.parametrize("bad", [-1, "2", 1.5, True])
+def test_a_malformed_token_version_is_an_invalid_token(bad):
+    assert _error(verify_dashboard_claims, _token(ver=bad), KEY).code == errors.TOKEN_INVALID.code
+
+
+def test_a_token_older_than_the_merchants_version_is_revoked():
+    assert token_revoked(0, 1) and token_revoked(2, 5)
+    assert not token_revoked(1, 1) and not token_revoked(0, 0)

@@ -16,6 +16,8 @@ from http_gateway.edge.errors import ApiError
 from tests.unit.gateway.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import FakeMethod, rpc_error
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 
 class ScriptedCharges(charge_service_pb2_grpc.ChargeServiceServicer):
     """GetCharge answers per charge id: ok, replayed, rich error, or busy-then-ok."""
@@ -65,7 +67,7 @@ async def served() -> AsyncIterator[tuple[charge_service_pb2_grpc.ChargeServiceS
         await server.stop(None)
 
 
-SETTINGS = Settings(jwt_signing_key="k", core_timeout=2.0, core_auth_token="internal-token")
+SETTINGS = Settings(jwt_signing_key=KEY, core_timeout=2.0, core_auth_token="internal-token")
 
 
 async def _no_sleep(_: float) -> None:

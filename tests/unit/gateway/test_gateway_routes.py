@@ -7,6 +7,8 @@ import pytest
 from http_gateway.app import create_app
 from http_gateway.config import Settings
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 API_ROUTES = {
     ("POST", "charges"),
     ("GET", "charges"),
@@ -82,6 +84,7 @@ MERCHANT_ROUTES = {
     ("POST", "auth/token"),
     ("GET", "merchants/me"),
     ("PATCH", "merchants/me"),
+    ("POST", "merchants/me/password"),
 }
 # The hosted checkout HTML pages (http_gateway/payments/pages): the no-JS form post and the page assets.
 PAGE_ROUTES = {
@@ -108,7 +111,7 @@ def routes() -> set[tuple[str, str]]:
     from sanic import Sanic
 
     Sanic.test_mode = True
-    app = create_app(Settings(jwt_signing_key="k"), name="route_table")
+    app = create_app(Settings(jwt_signing_key=KEY), name="route_table")
     return {(method, route.path) for route in app.router.routes for method in route.methods}
 
 

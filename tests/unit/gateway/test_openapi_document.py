@@ -19,6 +19,8 @@ from http_gateway.app import create_app
 from http_gateway.config import Settings
 from http_gateway.operational.openapi import document, documented_routes, operations, served_document
 
+KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)
+
 ROOT = Path(__file__).resolve().parents[3]
 _SANIC_PARAM = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)(?::[^>]+)?>")
 # The canonical prefix of merchant operations and the aliases every one of them has (DESIGN §2).
@@ -40,7 +42,7 @@ def doc() -> dict:
 @pytest.fixture(scope="module")
 def app_routes() -> set[tuple[str, str]]:
     Sanic.test_mode = True
-    app = create_app(Settings(jwt_signing_key="k"), name="openapi_routes")
+    app = create_app(Settings(jwt_signing_key=KEY), name="openapi_routes")
     return {(method, openapi_path(route.path)) for route in app.router.routes for method in route.methods}
 
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from payconnect.client import Client
-from payconnect.errors import InvalidRequestError, PayConnectError
+from payconnect.errors import PayConnectError
 
 __all__ = ["SCENARIOS", "TriggerError", "run_trigger"]
 
@@ -155,14 +155,9 @@ class Trigger:
         token = requester.request(
             "POST", "/api/v1/auth/token", json={"email": self.email, "password": self.password}
         )["access_token"]
-        body: dict[str, str] = {"payout_account_number": FAILING_PAYOUT_ACCOUNT}
-        try:
-            requester.request("PATCH", "/api/v1/merchants/me", json=body, bearer=token)
-        except InvalidRequestError as exc:
-            if exc.param != "current_password":
-                raise
-            body["current_password"] = self.password
-            requester.request("PATCH", "/api/v1/merchants/me", json=body, bearer=token)
+        # The payout account changes only with the password (DESIGN §10.9).
+        body = {"payout_account_number": FAILING_PAYOUT_ACCOUNT, "current_password": self.password}
+        requester.request("PATCH", "/api/v1/merchants/me", json=body, bearer=token)
 
     # Scenarios, one per event type -----------------------------------------------------------------
 

@@ -33,7 +33,7 @@ help:
 	@echo 'make fuzz [FUZZ_SECONDS=600]  long schemathesis run against a live gateway (random seed, stateful phase)'
 	@echo 'make bench [CORES=1 GATEWAYS=1]  load test against the ceilings of its parts (BENCHMARKS.md); BENCH_SECONDS, BENCH_REPEAT'
 	@echo 'make bench-soak [BENCH_SOAK_SECONDS=300]  resident memory of core and gateway under mixed traffic'
-	@echo 'make rotate-keys [ARGS=--batch 100]  re-seal stored secrets under DATA_ENCRYPTION_KEY (README, Security)'
+	@echo 'make rotate-keys [ARGS=--batch 100]  re-seal stored secrets under DATA_ENCRYPTION_KEY (docs/security.md, Security)'
 	@echo 'make reconcile [ARGS=--direct]  prove the balance ledger against a running core (or DATABASE_URL); exit 1 on a mismatch'
 	@echo 'make clean               stop the embedded services, delete .data/'
 

@@ -36,7 +36,7 @@ class Settings:
     redis_pool_max: int
     auth_token: str | None
     process_name: str
-    # Older master keys, still accepted for opening values sealed before a rotation (README, Security).
+    # Older master keys, still accepted for opening values sealed before a rotation (docs/security.md).
     data_encryption_keys: tuple[bytes, ...] = ()
     # Keys the idempotency and card fingerprints (keyed hashes, compared, never opened); pinned across a
     # rotation so stored fingerprints keep matching. None: DATA_ENCRYPTION_KEY.
@@ -244,7 +244,7 @@ class Settings:
             webhook_reserved_slots=(
                 int(e["WEBHOOK_RESERVED_SLOTS"]) if e.get("WEBHOOK_RESERVED_SLOTS") else None
             ),
-            # Retention (README, Retention); EVENT_RETENTION_SECONDS overrides the days for tests and soaks.
+            # Retention (docs/webhooks.md); EVENT_RETENTION_SECONDS overrides the days for tests and soaks.
             event_retention_seconds=float(
                 e.get("EVENT_RETENTION_SECONDS") or float(e.get("EVENT_RETENTION_DAYS", "30")) * 86400
             ),
@@ -256,7 +256,7 @@ class Settings:
             cli_stream_poll_seconds=float(e.get("CLI_STREAM_POLL_SECONDS", "0.5")),
             cli_stream_keepalive_seconds=float(e.get("CLI_STREAM_KEEPALIVE_SECONDS", "15")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
-            # Failure timers (README, Failure behaviour); tests shorten them to keep fault tests fast.
+            # Failure timers (docs/running.md); tests shorten them to keep fault tests fast.
             db_pool_timeout_seconds=float(e.get("DB_POOL_TIMEOUT_SECONDS", "5")),
             idempotency_claim_seconds=float(e.get("IDEMPOTENCY_CLAIM_SECONDS", "60")),
             shutdown_grace_seconds=float(e.get("SHUTDOWN_GRACE_SECONDS", "8")),

@@ -1,4 +1,4 @@
-"""Proves the balance ledger: `make reconcile` (README, Balance and ledger).
+"""Proves the balance ledger: `make reconcile` (docs/ledger.md).
 
     reconcile.py [--direct] [--quiet]
 

@@ -1,4 +1,4 @@
-"""Re-seals every stored secret under DATA_ENCRYPTION_KEY: `make rotate-keys` (README, Rotating the
+"""Re-seals every stored secret under DATA_ENCRYPTION_KEY: `make rotate-keys` (docs/security.md
 encryption key).
 
     rotate_keys.py [--batch 100]

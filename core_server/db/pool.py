@@ -32,7 +32,7 @@ STATEMENT_TIMEOUT_SECONDS = 10.0
 IDLE_IN_TRANSACTION_TIMEOUT_SECONDS = 15.0
 KEEPALIVE_IDLE_SECONDS = 5
 """The defaults of DB_STATEMENT_TIMEOUT_SECONDS, DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS and
-DB_KEEPALIVE_IDLE_SECONDS (README, Configuration)."""
+DB_KEEPALIVE_IDLE_SECONDS (docs/configuration.md)."""
 KEEPALIVE_INTERVAL_SECONDS = 2
 KEEPALIVE_COUNT = 3
 CLIENT_CHECK_MS = 1000
@@ -40,7 +40,7 @@ CLIENT_CHECK_MS = 1000
 
 
 def session_options(statement_timeout: float, idle_in_transaction_timeout: float) -> dict[str, Any]:
-    """Connection parameters that bound how long a connection can hold a turn (README, Failure behaviour).
+    """Connection parameters that bound how long a connection can hold a turn (docs/running.md).
 
     A statement (or a lock wait) ends after `statement_timeout` and an abandoned transaction after
     `idle_in_transaction_timeout`, both below the Idempotency-Key claim's lease, so no write can commit

@@ -79,7 +79,7 @@ RECONCILE_TIMEOUT_SECONDS = 900
 
 
 def _reconciliation(database_dsn: str) -> dict[str, int]:
-    """The full reconciliation (`make reconcile --direct`, README, Balance and ledger): disputes, paid
+    """The full reconciliation (`make reconcile --direct`, docs/ledger.md): disputes, paid
     invoices, payouts, orphan rows and every balance against its rows, beyond the two checks above.
     A ledger it could not read is a violation of its own, not zero findings."""
     try:

@@ -1,5 +1,5 @@
 """A core SIGKILLed with a refund in flight: the retry through another core is answered within seconds,
-not after the claim's lease, and the refund exists exactly once (README, Failure behaviour).
+not after the claim's lease, and the refund exists exactly once (docs/running.md).
 
 The refund is caught in flight by holding its charge's row lock from the test, so its statement blocks
 inside PostgreSQL with the Idempotency-Key claim held. Killing the core then leaves a claim that names a

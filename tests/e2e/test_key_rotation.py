@@ -184,7 +184,7 @@ def test_rotation_reseals_everything_under_the_new_key_while_the_stack_serves(
         **own_env,
         "DATA_ENCRYPTION_KEY": b64(KEY_B),
         "DATA_ENCRYPTION_KEYS": b64(KEY_A),
-        # Pinned: fingerprints are keyed hashes, compared and never re-sealed (README, Security).
+        # Pinned: fingerprints are keyed hashes, compared and never re-sealed (docs/security.md).
         "DATA_FINGERPRINT_KEY": b64(KEY_A),
     }
     with Stack(rotated_env) as new:

@@ -1,4 +1,4 @@
-"""The per-account login throttle through the gateway (README, Security): after five wrong passwords for
+"""The per-account login throttle through the gateway (docs/security.md): after five wrong passwords for
 one e-mail, 429 `login_throttled` with Retry-After, for the right password too, while another e-mail
 still logs in."""
 

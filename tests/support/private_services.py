@@ -251,7 +251,7 @@ def wait_until(condition: object, timeout: float, interval: float = 0.05, what: 
 
 # --- the processes' environment -------------------------------------------------------------------
 
-# Short timers so a fault suite runs in seconds: every one is a documented setting (README, Configuration).
+# Short timers so a fault suite runs in seconds: every one is a documented setting (docs/configuration.md).
 FAST_FAILURE_ENV = {
     "LEASE_TTL_MS": "2000",  # a dead core's entity leases lapse within 2 s
     "LEASE_WAIT_SECONDS": "3",  # longer than the TTL: a live core waits out a dead one's lease

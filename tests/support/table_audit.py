@@ -1,7 +1,7 @@
 """Reads the tables after a fault and lists every half-written change: the database is the witness.
 
-Each charge change commits with its events and refunds in one transaction (README, Webhooks and
-events), and each billing step with its invoice, credit and prorations (README, The billing run), so
+Each charge change commits with its events and refunds in one transaction (docs/webhooks.md
+events), and each billing step with its invoice, credit and prorations (docs/billing.md), so
 after any crash, restart or dropped connection these must all hold.
 """
 
@@ -41,7 +41,7 @@ CHECKS = {
           AND (amount_captured IS NULL OR captured_at IS NULL OR net_amount_cents IS NULL)""",
     "idempotency claim still in progress": """
         SELECT scope, key, locked_until FROM idempotency_keys WHERE state = 'in_progress'""",
-    # Billing (README, The billing run): a period is invoiced once, each attempt is one charge named
+    # Billing (docs/billing.md): a period is invoiced once, each attempt is one charge named
     # by (invoice, attempt), and the PAID invoice, its credit and its billed prorations are one write.
     "period invoiced twice (double-billed)": """
         SELECT subscription_id, period_start, count(*) AS invoices FROM invoices

@@ -1,4 +1,4 @@
-"""Core failure timers (README, Failure behaviour): defaults, overrides, and the one ordering they need."""
+"""Core failure timers (docs/running.md): defaults, overrides, and the one ordering they need."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
--- Idempotency claims that follow their process's liveness (README, Failure behaviour).
+-- Idempotency claims that follow their process's liveness (docs/running.md, Failure behaviour).
 -- `owner` is a random token per claim: only the claim's own run may release it, complete it or write the
 -- state change it guards, so a claim taken over is never finished by the process that lost it.
 -- `process` names the claiming core; a claim whose core stopped beating in core_heartbeats is abandoned

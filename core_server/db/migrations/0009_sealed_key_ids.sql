@@ -1,4 +1,4 @@
--- Key ids for sealed secrets (README, Rotating the encryption key): each sealed value records the id of
+-- Key ids for sealed secrets (docs/security.md, Rotating the encryption key): each sealed value records the id of
 -- the master key that sealed it, so DATA_ENCRYPTION_KEY can change while older keys still open old values.
 -- Rows sealed before this migration keep NULL: SQL cannot know the key's id, so the core opens them by
 -- trying each configured key (GCM authenticates which), and scripts/rotate_keys.py stamps them.

@@ -4,7 +4,7 @@ The answer is stored in the same transaction as the state change (the operation 
 and passes `claim.completion(result)` to its repository), so a crash can never leave a refund
 applied without its stored answer: a retry either replays the answer or, if nothing committed,
 takes over the abandoned claim and runs the operation once. A claim is abandoned when its lease lapses
-or, sooner, when its core stops beating (README, Failure behaviour); each claim carries an owner token,
+or, sooner, when its core stops beating (docs/running.md); each claim carries an owner token,
 and the run that lost its claim can neither write its change nor complete or release the claim.
 """
 

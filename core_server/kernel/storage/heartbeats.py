@@ -2,7 +2,7 @@
 
 A claim names its core (PgIdempotencyStore's `process`); a retry that meets an in-progress claim whose
 core has not beaten within CORE_HEARTBEAT_LAPSE_SECONDS takes it over at once, instead of answering 409
-until the claim's lease lapses (README, Failure behaviour).
+until the claim's lease lapses (docs/running.md).
 """
 
 from __future__ import annotations

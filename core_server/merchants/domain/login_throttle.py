@@ -1,4 +1,4 @@
-"""The per-account login throttle: how long an account waits after its failed logins (README, Security).
+"""The per-account login throttle: how long an account waits after its failed logins (docs/security.md).
 
 Pure rule, no I/O: the application reads an account's record from a shared store (Redis, so every core
 and every gateway counts the same failures), asks `wait_before_attempt`, and only then checks the

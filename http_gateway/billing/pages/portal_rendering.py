@@ -65,7 +65,7 @@ def home_page(view: PortalView, notice: str | None = None) -> HTTPResponse:
 
 
 def card_page(view: PortalView, form: CardForm | None = None, *, status: int = 200) -> HTTPResponse:
-    # A fresh key per rendered form: posting this form twice is one request (README, Customer portal).
+    # A fresh key per rendered form: posting this form twice is one request (docs/billing.md).
     submission = secrets.token_urlsafe(16)
     context = {"page": view, "brand": view.brand, "form": form or CardForm(), "submission": submission}
     return _respond("portal_card.html", context, status)

@@ -2,7 +2,7 @@
 
 A claim belongs to one run (its owner token) of one core (its heartbeat): the run that lost its claim can
 neither release, complete nor write under it, and a claim whose core stopped beating is taken over at
-once (README, Failure behaviour).
+once (docs/running.md).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The per-account login throttle against real Redis and PostgreSQL, through the core's MerchantService
-(README, Security): five free failures, then 1 s, 2 s, ...; a success resets; the count is shared by every
+(docs/security.md): five free failures, then 1 s, 2 s, ...; a success resets; the count is shared by every
 core; a throttled attempt is refused before its password is checked; unknown e-mails are throttled alike."""
 
 from __future__ import annotations

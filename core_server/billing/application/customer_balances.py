@@ -18,6 +18,7 @@ from core_server.billing.domain.credit_balance import (
     check_adjustment_amount,
     check_description,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
@@ -94,4 +95,4 @@ class CustomerBalanceService:
         )
 
     async def _now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)

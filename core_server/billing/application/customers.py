@@ -27,6 +27,7 @@ from core_server.billing.domain.customer import (
     validate_customer_metadata,
     validate_name,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.outbox import OutboxEvent, render_events
 from core_server.kernel.application.owner import Owner
@@ -82,7 +83,7 @@ class CustomerService:
         self._default_listener = listener
 
     async def _now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)
 
     async def create(
         self,

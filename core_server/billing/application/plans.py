@@ -14,6 +14,7 @@ from core_server.billing.domain.catalog import (
     validate_plan_name,
     validate_price_terms,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
@@ -48,8 +49,7 @@ class PlanService:
         self._clocks = clocks
 
     async def _now_of(self, owner: Owner) -> datetime:
-        clock = await self._clocks.resolve(owner.merchant_id, owner.environment)
-        return clock.now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)
 
     async def create_plan(
         self,

@@ -15,6 +15,7 @@ from core_server.billing.domain.tax import (
     validate_display_name,
     validate_jurisdiction,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
@@ -57,7 +58,7 @@ class TaxRateService:
         if region is not None and country_code is None:
             raise ParameterInvalid("A state needs its country.", param="country")
         checked_metadata = validate_metadata(metadata or {})
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        now = await merchant_now(self._clocks, owner, whole_seconds=True)
         for rate_id in id_candidates("txr_", 24):
             rate = TaxRate(
                 id=rate_id,

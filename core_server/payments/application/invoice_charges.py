@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ProcessorUnavailable
@@ -140,7 +141,7 @@ class InvoiceCharges:
             tax=request.tax_cents,
         )
         # The merchant's clock, after the processor answered: the charge is timed when it was decided.
-        now = request.at or (await self._clocks.resolve(request.merchant_id, request.environment)).now()
+        now = request.at or await merchant_now(self._clocks, request)
         for charge_id in id_candidates("ch_", 32):
             charge = invoice_charge(
                 charge_id, request.merchant_id, request.environment, payment, outcome, now

@@ -32,10 +32,10 @@ from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.outbox import OutboxEvent, render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.events import DomainEvent
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 
 logger = logging.getLogger(__name__)
 

@@ -35,11 +35,11 @@ from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.outbox import OutboxEvent, render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid, ParameterMissing
 from core_server.kernel.domain.events import DomainEvent
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.invoice_charges import VaultedSource
 from core_server.payments.domain.card import CardInput
 

@@ -40,9 +40,9 @@ from core_server.billing.domain.portal_session import (
 from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.ports import Clocks, IdCollision, IdempotencyRequest
+from core_server.kernel.application.ports import Clocks, IdempotencyRequest
 from core_server.kernel.domain.errors import NotFound, ParameterMissing
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.merchants.application.api_keys import AnswerSealer, answer_context
 from core_server.merchants.application.merchants import MerchantRepository
 from core_server.payments.domain.card import CardInput

@@ -67,9 +67,9 @@ from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_in_order, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
+from core_server.kernel.application.ports import Clocks, TurnWrite
 from core_server.kernel.domain.errors import ParameterInvalid
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charges import ChargeService
 from core_server.payments.application.invoice_charges import InvoiceCharges
 

@@ -16,8 +16,9 @@ from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.application.pagination import Page
-from core_server.kernel.application.ports import IdCollision, IdempotencyCompletion
+from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
 from core_server.kernel.storage.list_pages import fetch_page_and_count
 from core_server.kernel.storage.outbox import append_events

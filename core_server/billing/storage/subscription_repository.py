@@ -29,13 +29,14 @@ from core_server.billing.storage.subscription_rows import (
     subscription_from_row,
 )
 from core_server.billing.storage.subscription_writes import create_statement, save_statement
-from core_server.db.errors import IdCollision, StaleFence, StorageError, wraps_psycopg_errors
+from core_server.db.errors import StaleFence, StorageError, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.list_pages import fetch_page_and_count
 

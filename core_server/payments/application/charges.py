@@ -15,12 +15,11 @@ from core_server.kernel.application.pagination import Page, page_limit, require_
 from core_server.kernel.application.ports import (
     Clocks,
     FirstClaim,
-    IdCollision,
     IdempotencyRequest,
     TurnWrite,
 )
 from core_server.kernel.domain.errors import DomainError
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charge_commands import (
     CaptureCharge,
     CloseDispute,

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
+from core_server.kernel.application.ports import Clocks, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ProcessorUnavailable
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.kernel.domain.money import check_charge_amount, normalize_currency
 from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.application.ports import (

@@ -10,12 +10,13 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
-from core_server.db.errors import IdCollision, StaleFence, wraps_psycopg_errors
+from core_server.db.errors import StaleFence, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.payments.application.ports import ChargeQuery, InvoiceAttemptTaken

@@ -9,11 +9,11 @@ from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.event_types import validate_subscription
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.webhooks.application.ports import (
     DeliveryQueue,
     EndpointLimitReached,

@@ -13,8 +13,9 @@ from core_server.db.errors import StaleFence
 from core_server.kernel.application.clocks import OffsetClock, SettableClock
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
-from core_server.kernel.application.ports import Clock, FirstClaim, IdCollision, TurnWrite
+from core_server.kernel.application.ports import Clock, FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.payments.application.ports import ChargeQuery, PaymentRequest
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge, ChargeStatus
 from core_server.payments.domain.payment import PaymentOutcome

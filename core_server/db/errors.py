@@ -8,9 +8,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import psycopg
 
-from core_server.kernel.application.ports import IdCollision
-
-__all__ = ["IdCollision", "StaleFence", "StorageError", "StorageUnavailable", "wraps_psycopg_errors"]
+__all__ = ["StaleFence", "StorageError", "StorageUnavailable", "wraps_psycopg_errors"]
 
 P = ParamSpec("P")
 T = TypeVar("T")

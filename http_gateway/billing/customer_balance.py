@@ -9,9 +9,9 @@ from connect.v1 import customer_pb2, customer_service_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
-from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import PAGE_QUERY, page_fields
 from http_gateway.edge.serialization import list_json
-from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
+from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
 ADJUSTMENT_FIELDS = (
@@ -19,8 +19,7 @@ ADJUSTMENT_FIELDS = (
     Field("currency", "str", required=True),
     Field("description", "str"),
 )
-LIST_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
-LIMIT_RANGE = (1, 100)
+LIST_QUERY = PAGE_QUERY
 
 
 def balance_transaction_json(transaction: customer_pb2.CustomerBalanceTransaction) -> dict[str, object]:
@@ -50,14 +49,9 @@ async def create_balance_transaction(request: Request, customer_id: str) -> HTTP
 async def list_balance_transactions(request: Request, customer_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, LIST_QUERY)
-    low, high = LIMIT_RANGE
-    if "limit" in query and not low <= query["limit"] <= high:
-        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
     message = customer_service_pb2.ListCustomerBalanceTransactionsRequest(
-        caller=caller.pb(), customer_id=customer_id, starting_after=query.get("starting_after", "")
+        caller=caller.pb(), customer_id=customer_id, **page_fields(query)
     )
-    if "limit" in query:
-        message.limit = query["limit"]
     reply = await rpc(
         request, core_of(request).customers.ListCustomerBalanceTransactions, message, is_read=True
     )

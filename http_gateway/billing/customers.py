@@ -10,7 +10,7 @@ from sanic.response import HTTPResponse
 
 from http_gateway.billing import customer_balance, payment_methods
 from http_gateway.billing.serializers import customer_json
-from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Field, Kind, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
@@ -37,15 +37,6 @@ UPDATE_FIELDS = (
 )
 LIST_QUERY: dict[str, Kind] = {"email": "str", "limit": "int32", "starting_after": "str"}
 # As for charges: the proto's 0 means "default", so an explicit limit=0 can only be refused here.
-LIMIT_RANGE = (1, 100)
-
-
-def check_limit(query: dict[str, Any]) -> int:
-    limit = query.get("limit", 0)
-    low, high = LIMIT_RANGE
-    if "limit" in query and not low <= limit <= high:
-        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
-    return int(limit)
 
 
 def validated_body(request: Request, fields: tuple[Field, ...]) -> dict[str, Any]:
@@ -80,9 +71,7 @@ async def create_customer(request: Request) -> HTTPResponse:
 async def list_customers(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, LIST_QUERY)
-    message = customer_service_pb2.ListCustomersRequest(
-        caller=caller.pb(), limit=check_limit(query), starting_after=query.get("starting_after", "")
-    )
+    message = customer_service_pb2.ListCustomersRequest(caller=caller.pb(), **page_fields(query))
     if "email" in query:
         message.email = query["email"]
     reply = await rpc(request, core_of(request).customers.ListCustomers, message, is_read=True)

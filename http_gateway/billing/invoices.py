@@ -8,7 +8,6 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.billing.catalog_serializers import catalog_object_json as object_json
-from http_gateway.billing.catalog_serializers import list_limit
 from http_gateway.billing.subscription_bodies import (
     INVOICE_FILTERS,
     INVOICE_LIST_QUERY,
@@ -17,6 +16,7 @@ from http_gateway.billing.subscription_bodies import (
     list_status,
 )
 from http_gateway.billing.subscriptions import no_parameters, page_json
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.validation import parse_query
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
@@ -24,9 +24,7 @@ from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc
 async def list_invoices(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, INVOICE_LIST_QUERY)
-    message = pb.ListInvoicesRequest(
-        caller=caller.pb(), limit=list_limit(query), starting_after=query.get("starting_after", "")
-    )
+    message = pb.ListInvoicesRequest(caller=caller.pb(), **page_fields(query))
     if (status := list_status(query, INVOICE_STATUSES)) is not None:
         message.status = status
     for name, value in list_filters(query, INVOICE_FILTERS).items():

@@ -9,9 +9,9 @@ from sanic import Request
 from sanic.response import HTTPResponse
 
 from http_gateway.billing.serializers import payment_method_json
-from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import PAGE_QUERY, page_fields
 from http_gateway.edge.serialization import list_json
-from http_gateway.edge.validation import Field, Kind, parse_query, validate_body, validate_fields
+from http_gateway.edge.validation import Field, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
 ATTACH_FIELDS = (
@@ -27,8 +27,7 @@ CARD_FIELDS = (
     Field("cvc", "str", required=True),
 )
 PAYPAL_FIELDS = (Field("email", "str", required=True),)
-LIST_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
-LIMIT_RANGE = (1, 100)
+LIST_QUERY = PAGE_QUERY
 
 
 def attach_body(request: Request) -> dict[str, Any]:
@@ -64,15 +63,8 @@ async def attach_payment_method(request: Request, customer_id: str) -> HTTPRespo
 async def list_payment_methods(request: Request, customer_id: str) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, LIST_QUERY)
-    limit = query.get("limit", 0)
-    low, high = LIMIT_RANGE
-    if "limit" in query and not low <= limit <= high:
-        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
     message = customer_service_pb2.ListPaymentMethodsRequest(
-        caller=caller.pb(),
-        customer_id=customer_id,
-        limit=limit,
-        starting_after=query.get("starting_after", ""),
+        caller=caller.pb(), customer_id=customer_id, **page_fields(query)
     )
     reply = await rpc(request, core_of(request).customers.ListPaymentMethods, message, is_read=True)
     data = [payment_method_json(m) for m in reply.response.payment_methods]

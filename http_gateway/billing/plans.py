@@ -10,8 +10,9 @@ from connect.v1 import catalog_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json, list_limit
+from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Field, parse_json_object, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
@@ -56,9 +57,7 @@ async def create_plan(request: Request) -> HTTPResponse:
 async def list_plans(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, LIST_QUERY)
-    message = catalog_service_pb2.ListPlansRequest(
-        caller=caller.pb(), limit=list_limit(query), starting_after=query.get("starting_after", "")
-    )
+    message = catalog_service_pb2.ListPlansRequest(caller=caller.pb(), **page_fields(query))
     reply = await rpc(request, core_of(request).catalog.ListPlans, message, is_read=True)
     data = [catalog_object_json(p) for p in reply.response.plans]
     body = list_json(
@@ -101,8 +100,7 @@ async def list_prices(request: Request, plan_id: str) -> HTTPResponse:
     message = catalog_service_pb2.ListPricesRequest(
         caller=caller.pb(),
         plan_id=plan_id,
-        limit=list_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).catalog.ListPrices, message, is_read=True)
     data = [catalog_object_json(p) for p in reply.response.prices]

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from sanic import Request
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import PAGE_QUERY
 from http_gateway.edge.validation import Field, Kind, parse_json_object, parse_query, validate_fields
 
 SUBSCRIPTION_PRORATIONS = ("create_prorations", "always_invoice", "none")
@@ -73,7 +74,7 @@ def list_query(filters: tuple[str, ...]) -> dict[str, Kind]:
 
 SUBSCRIPTION_LIST_QUERY = list_query(SUBSCRIPTION_FILTERS)
 INVOICE_LIST_QUERY = list_query(INVOICE_FILTERS)
-ITEM_LIST_QUERY: dict[str, Kind] = {"starting_after": "str", "limit": "int32"}
+ITEM_LIST_QUERY = PAGE_QUERY
 
 
 def list_filters(query: Mapping[str, Any], filters: tuple[str, ...]) -> dict[str, str]:

@@ -13,7 +13,6 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.billing.catalog_serializers import catalog_object_json as object_json
-from http_gateway.billing.catalog_serializers import list_limit
 from http_gateway.billing.subscription_bodies import (
     CREATE_FIELDS,
     ITEM_LIST_QUERY,
@@ -29,6 +28,7 @@ from http_gateway.billing.subscription_bodies import (
     remove_options,
     update_body,
 )
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import JSON, list_json
 from http_gateway.edge.validation import parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
@@ -64,8 +64,7 @@ async def list_subscriptions(request: Request) -> HTTPResponse:
     query = parse_query(request, SUBSCRIPTION_LIST_QUERY)
     message = pb.ListSubscriptionsRequest(
         caller=caller.pb(),
-        limit=list_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     if (status := list_status(query, SUBSCRIPTION_STATUSES)) is not None:
         message.status = status
@@ -174,8 +173,7 @@ async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
     message = pb.ListSubscriptionItemsRequest(
         caller=caller.pb(),
         subscription_id=subscription_id,
-        limit=list_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(
         request,

@@ -6,7 +6,8 @@ from connect.v1 import catalog_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json, list_limit
+from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
@@ -47,9 +48,7 @@ async def create_tax_rate(request: Request) -> HTTPResponse:
 async def list_tax_rates(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request)
     query = parse_query(request, LIST_QUERY)
-    message = catalog_service_pb2.ListTaxRatesRequest(
-        caller=caller.pb(), limit=list_limit(query), starting_after=query.get("starting_after", "")
-    )
+    message = catalog_service_pb2.ListTaxRatesRequest(caller=caller.pb(), **page_fields(query))
     reply = await rpc(request, core_of(request).catalog.ListTaxRates, message, is_read=True)
     data = [catalog_object_json(r) for r in reply.response.tax_rates]
     body = list_json(

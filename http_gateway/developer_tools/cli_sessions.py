@@ -8,9 +8,9 @@ from sanic.response import HTTPResponse
 
 from http_gateway.developer_tools.cli_stream import stream_events
 from http_gateway.developer_tools.serializers import cli_response_json, cli_session_json
-from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import PAGE_QUERY, page_fields
 from http_gateway.edge.serialization import list_json
-from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
+from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import (
     admit_api_key,
     check_idempotency,
@@ -28,16 +28,7 @@ RESPONSE_FIELDS = (
     Field("error", "str"),
     Field("latency_ms", "int32"),
 )
-LIST_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
-
-
-def check_limit(query: dict[str, int | str]) -> int:
-    """The proto's 0 means "default", so an explicit limit=0 can only be refused here."""
-    limit = query.get("limit", 0)
-    assert isinstance(limit, int)
-    if "limit" in query and not 1 <= limit <= 100:
-        raise ApiError.invalid("limit", "Invalid limit: must be between 1 and 100.")
-    return limit
+LIST_QUERY = PAGE_QUERY
 
 
 async def create_session(request: Request) -> HTTPResponse:
@@ -86,8 +77,7 @@ async def list_responses(request: Request, session_id: str) -> HTTPResponse:
     message = cli_session_service_pb2.ListCliResponsesRequest(
         caller=caller.pb(),
         session_id=session_id,
-        limit=check_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).cli_sessions.ListCliResponses, message, is_read=True)
     data = [cli_response_json(r) for r in reply.response.cli_responses]

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from connect.v1 import ledger_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Kind, parse_query
 from http_gateway.ledger.serializers import balance_json, balance_transaction_json
@@ -21,17 +20,6 @@ LIST_QUERY: dict[str, Kind] = {
     "limit": "int32",
     "starting_after": "str",
 }
-
-LIMIT_RANGE = (1, 100)
-
-
-def check_limit(query: dict[str, Any]) -> int:
-    """As every list: the proto's 0 means "default", so an explicit limit=0 can only be refused here."""
-    limit = query.get("limit", 0)
-    low, high = LIMIT_RANGE
-    if "limit" in query and not low <= limit <= high:
-        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
-    return int(limit)
 
 
 async def get_balance(request: Request) -> HTTPResponse:
@@ -52,8 +40,7 @@ async def list_balance_transactions(request: Request) -> HTTPResponse:
         type=query.get("type", ""),
         payout=query.get("payout", ""),
         currency=query.get("currency", ""),
-        limit=check_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).ledger.ListBalanceTransactions, message, is_read=True)
     data = [balance_transaction_json(t) for t in reply.response.transactions]

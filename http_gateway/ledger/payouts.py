@@ -7,9 +7,9 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Kind, parse_query
-from http_gateway.ledger.balance import check_limit
 from http_gateway.ledger.serializers import payout_json
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc
 
@@ -30,8 +30,7 @@ async def list_payouts(request: Request) -> HTTPResponse:
         caller=caller.pb(),
         status=query.get("status", ""),
         currency=query.get("currency", ""),
-        limit=check_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).ledger.ListPayouts, message, is_read=True)
     data = [payout_json(p) for p in reply.response.payouts]

@@ -4,11 +4,10 @@ exactly as the core rendered them once (object_json), like every other resource.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from connect.v1 import ledger_pb2
 
-JSON = dict[str, Any]
+from http_gateway.edge.serialization import JSON
 
 
 def balance_json(balance: ledger_pb2.Balance) -> JSON:

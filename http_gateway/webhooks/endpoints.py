@@ -7,8 +7,9 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.pagination import PAGE_QUERY, page_fields
 from http_gateway.edge.serialization import list_json
-from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
+from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 from http_gateway.webhooks.serializers import (
     ENDPOINT_STATUS_VALUES,
@@ -27,18 +28,8 @@ UPDATE_FIELDS = (
     Field("description", "str"),
     Field("status", "str"),
 )
-DELIVERIES_QUERY: dict[str, Kind] = {"limit": "int32", "starting_after": "str"}
+DELIVERIES_QUERY = PAGE_QUERY
 # As for charges: the proto's 0 means "default", so an explicit limit=0 can only be refused here.
-LIMIT_RANGE = (1, 100)
-
-
-def check_limit(query: dict[str, int | str]) -> int:
-    limit = query.get("limit", 0)
-    assert isinstance(limit, int)
-    low, high = LIMIT_RANGE
-    if "limit" in query and not low <= limit <= high:
-        raise ApiError.invalid("limit", f"Invalid limit: must be between {low} and {high}.")
-    return limit
 
 
 async def create_endpoint(request: Request) -> HTTPResponse:
@@ -111,8 +102,7 @@ async def list_deliveries(request: Request, endpoint_id: str) -> HTTPResponse:
     message = webhook_service_pb2.ListWebhookDeliveriesRequest(
         caller=caller.pb(),
         webhook_endpoint_id=endpoint_id,
-        limit=check_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).webhooks.ListWebhookDeliveries, message, is_read=True)
     data = [webhook_delivery_json(d) for d in reply.response.deliveries]

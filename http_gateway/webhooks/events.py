@@ -6,10 +6,10 @@ from connect.v1 import webhook_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
+from http_gateway.edge.pagination import page_fields
 from http_gateway.edge.serialization import list_json
 from http_gateway.edge.validation import Kind, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
-from http_gateway.webhooks.endpoints import check_limit
 from http_gateway.webhooks.serializers import event_json, webhook_delivery_json
 
 LIST_QUERY: dict[str, Kind] = {"type": "str", "limit": "int32", "starting_after": "str"}
@@ -21,8 +21,7 @@ async def list_events(request: Request) -> HTTPResponse:
     message = webhook_service_pb2.ListEventsRequest(
         caller=caller.pb(),
         type=query.get("type", ""),
-        limit=check_limit(query),
-        starting_after=query.get("starting_after", ""),
+        **page_fields(query),
     )
     reply = await rpc(request, core_of(request).webhooks.ListEvents, message, is_read=True)
     data = [event_json(e) for e in reply.response.events]

@@ -5,13 +5,9 @@ Rendered here so that `GET`, lists, creates and any later event `data.object` ag
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from core_server.billing.domain.catalog import Plan, Price
 from core_server.billing.domain.tax import TaxRate, format_percentage
-
-JSON = dict[str, Any]
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 
 
 def tax_rate_view(rate: TaxRate) -> JSON:
@@ -27,7 +23,7 @@ def tax_rate_view(rate: TaxRate) -> JSON:
         "state": rate.state,
         "active": rate.active,
         "metadata": dict(rate.metadata),
-        "created": int(rate.created.timestamp()),
+        "created": unix_seconds(rate.created),
         "livemode": rate.livemode,
     }
 
@@ -40,7 +36,7 @@ def plan_view(plan: Plan) -> JSON:
         "description": plan.description,
         "active": plan.active,
         "metadata": dict(plan.metadata),
-        "created": int(plan.created.timestamp()),
+        "created": unix_seconds(plan.created),
         "livemode": plan.livemode,
     }
 
@@ -58,11 +54,11 @@ def price_view(price: Price) -> JSON:
         "trial_period_days": terms.trial_period_days,
         "active": price.active,
         "metadata": dict(price.metadata),
-        "created": int(price.created.timestamp()),
+        "created": unix_seconds(price.created),
         "livemode": price.livemode,
     }
 
 
 def dumps(view: JSON) -> str:
     """The view as carried in `object_json`."""
-    return json.dumps(view, separators=(",", ":"))
+    return compact_json(view)

@@ -7,7 +7,6 @@ both go through PgCustomerBalances, which holds the balance's row lock for the c
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -19,12 +18,13 @@ from core_server.billing.domain.credit_balance import (
     check_adjustment_amount,
     check_description,
 )
-from core_server.billing.domain.invoice import unix_seconds
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
 from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.money import normalize_currency
+from core_server.kernel.domain.public_json import compact_json, unix_seconds
 
 
 def balance_transaction_view(transaction: CustomerBalanceTransaction) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def balance_transaction_view(transaction: CustomerBalanceTransaction) -> dict[st
 
 
 def balance_transaction_json(transaction: CustomerBalanceTransaction) -> str:
-    return json.dumps(balance_transaction_view(transaction), separators=(",", ":"))
+    return compact_json(balance_transaction_view(transaction))
 
 
 class CustomerBalanceService:
@@ -95,4 +95,4 @@ class CustomerBalanceService:
         )
 
     async def _now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)

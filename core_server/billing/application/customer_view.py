@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
-from typing import Any
 
 from core_server.billing.domain.customer import Customer
-
-JSON = dict[str, Any]
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 
 
 def customer_view(customer: Customer) -> JSON:
@@ -22,11 +19,11 @@ def customer_view(customer: Customer) -> JSON:
         "default_payment_method": customer.default_payment_method,
         "metadata": dict(customer.metadata),
         "credit_balance": dict(sorted(customer.credit_balance.items())),
-        "created": int(customer.created.timestamp()),
+        "created": unix_seconds(customer.created),
         "livemode": customer.livemode,
     }
 
 
 def customer_json(customer: Customer) -> str:
     """The view as carried to the gateway in `object_json`."""
-    return json.dumps(customer_view(customer), separators=(",", ":"))
+    return compact_json(customer_view(customer))

@@ -27,14 +27,15 @@ from core_server.billing.domain.customer import (
     validate_customer_metadata,
     validate_name,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.outbox import OutboxEvent, render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.events import DomainEvent
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class CustomerService:
         self._default_listener = listener
 
     async def _now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)
 
     async def create(
         self,

@@ -5,13 +5,10 @@ Only display fields: never the number, the CVC or the gateway token.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
-from typing import Any
 
 from core_server.billing.domain.payment_method import PaymentMethod, PaymentMethodType
-
-JSON = dict[str, Any]
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 
 
 def payment_method_view(method: PaymentMethod) -> JSON:
@@ -25,10 +22,10 @@ def payment_method_view(method: PaymentMethod) -> JSON:
         view["card"] = asdict(method.card)
     else:
         view["paypal"] = {"email": method.paypal_email}
-    view["created"] = int(method.created.timestamp())
+    view["created"] = unix_seconds(method.created)
     view["livemode"] = method.livemode
     return view
 
 
 def payment_method_json(method: PaymentMethod) -> str:
-    return json.dumps(payment_method_view(method), separators=(",", ":"))
+    return compact_json(payment_method_view(method))

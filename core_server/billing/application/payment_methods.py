@@ -30,15 +30,16 @@ from core_server.billing.domain.payment_method import (
     vault_card,
     vault_paypal,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.outbox import OutboxEvent, render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid, ParameterMissing
 from core_server.kernel.domain.events import DomainEvent
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.invoice_charges import VaultedSource
 from core_server.payments.domain.card import CardInput
 
@@ -84,7 +85,7 @@ class PaymentMethodService:
             owner.merchant_id, owner.environment, customer_id
         ):
             raise customer_not_found(customer_id)
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        now = await merchant_now(self._clocks, owner, whole_seconds=True)
         vaulted = self._vault(owner.environment, type_, card, paypal_email, now)
         became_default: list[bool] = []
         for method_id in id_candidates("pm_", 24):
@@ -177,7 +178,7 @@ class PaymentMethodService:
     async def detach(self, owner: Owner, customer_id: str, payment_method_id: str) -> PaymentMethod:
         if not (CUSTOMER_ID_RE.match(customer_id) and PAYMENT_METHOD_ID_RE.match(payment_method_id)):
             raise payment_method_not_found(payment_method_id)
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        now = await merchant_now(self._clocks, owner, whole_seconds=True)
 
         def decide(customer: Customer, method: PaymentMethod) -> tuple[Customer, Sequence[OutboxEvent]]:
             events = method_events(PAYMENT_METHOD_DETACHED, method, now)

@@ -14,13 +14,14 @@ from core_server.billing.domain.catalog import (
     validate_plan_name,
     validate_price_terms,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
-from core_server.payments.domain.charge_input import validate_metadata
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.input_rules import validate_metadata
 
 PLAN_ID_RE = re.compile(r"^plan_[A-Za-z0-9]{24}$")
 PRICE_ID_RE = re.compile(r"^price_[A-Za-z0-9]{24}$")
@@ -48,8 +49,7 @@ class PlanService:
         self._clocks = clocks
 
     async def _now_of(self, owner: Owner) -> datetime:
-        clock = await self._clocks.resolve(owner.merchant_id, owner.environment)
-        return clock.now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)
 
     async def create_plan(
         self,

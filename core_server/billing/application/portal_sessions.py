@@ -38,10 +38,11 @@ from core_server.billing.domain.portal_session import (
     validate_return_url,
 )
 from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.ports import Clocks, IdCollision, IdempotencyRequest
+from core_server.kernel.application.ports import Clocks, IdempotencyRequest
 from core_server.kernel.domain.errors import NotFound, ParameterMissing
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.merchants.application.api_keys import AnswerSealer, answer_context
 from core_server.merchants.application.merchants import MerchantRepository
 from core_server.payments.domain.card import CardInput
@@ -130,7 +131,7 @@ class PortalSessionService:
         except NotFound:
             raise customer_not_found_for_session(customer_id) from None
         checked_url = validate_return_url(return_url)
-        created = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        created = await merchant_now(self._clocks, owner)
         created = created.replace(microsecond=0)
         for session_id in id_candidates(PORTAL_SESSION_PREFIX, 24):
             token = new_token()
@@ -158,8 +159,7 @@ class PortalSessionService:
         session = await self._sessions.find_by_digest(token_digest(token)) if is_token(token) else None
         if session is None:
             raise session_expired()
-        clock = await self._clocks.resolve(session.merchant_id, session.environment)
-        if session.expired(clock.now()):
+        if session.expired(await merchant_now(self._clocks, session)):
             raise session_expired()
         return PortalVisit(session, Owner(session.merchant_id, session.environment))
 

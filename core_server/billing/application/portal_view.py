@@ -8,22 +8,20 @@ did not see on an invoice.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from core_server.billing.application.subscription_view import ordered_items
 from core_server.billing.domain.customer import Customer
-from core_server.billing.domain.invoice import Invoice, unix_seconds
+from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.payment_method import PaymentMethod
 from core_server.billing.domain.portal_session import PortalSession, UpcomingInvoice
 from core_server.billing.domain.subscription import CHANGEABLE, Subscription
 from core_server.billing.domain.subscription_item import ItemStatus
 from core_server.kernel.domain.money import format_amount
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 from core_server.merchants.domain.merchant import Profile
 
-JSON = dict[str, Any]
 DEFAULT_MERCHANT_NAME = "Merchant"
 
 
@@ -223,4 +221,4 @@ def portal_invoice_view(page: PortalInvoice) -> JSON:
 
 
 def dumps(view: JSON) -> str:
-    return json.dumps(view, separators=(",", ":"))
+    return compact_json(view)

@@ -27,6 +27,7 @@ from core_server.billing.domain.billing_run import INVOICING_STEPS, Step, apply_
 from core_server.billing.domain.invoice import Invoice, InvoiceStatus
 from core_server.billing.domain.subscription import Subscription, still_owed
 from core_server.billing.domain.tax import TaxRate
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import Clocks, TurnWrite
@@ -176,8 +177,7 @@ class SubscriptionActor(EntityActor):
         return StepTaken(step, copy.deepcopy(invoice), copy.deepcopy(working))
 
     async def _now(self, subscription: Subscription) -> datetime:
-        clock = await self._clocks.resolve(subscription.merchant_id, subscription.environment)
-        return clock.now().replace(microsecond=0)
+        return await merchant_now(self._clocks, subscription, whole_seconds=True)
 
     async def _commit(self, working: Subscription, completion: Any) -> None:
         write = TurnWrite(events=subscription_events(working), completion=completion)

@@ -7,17 +7,14 @@ camelCase table as ISO 8601 UTC without a zone.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from typing import Any
 
-from core_server.billing.domain.invoice import Invoice, InvoiceLine, unix_seconds
+from core_server.billing.domain.invoice import Invoice, InvoiceLine
 from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_changes import Preview
 from core_server.billing.domain.subscription_item import SubscriptionItem
 from core_server.kernel.application.outbox import OutboxEvent, render_events
-
-JSON = dict[str, Any]
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 
 
 def _unix(moment: datetime | None) -> int | None:
@@ -132,7 +129,7 @@ def preview_view(preview: Preview) -> JSON:
 
 
 def _dumps(view: JSON) -> str:
-    return json.dumps(view, separators=(",", ":"))
+    return compact_json(view)
 
 
 def subscription_json(subscription: Subscription) -> str:

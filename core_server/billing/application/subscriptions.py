@@ -63,12 +63,13 @@ from core_server.billing.domain.subscription_item import (
     item_not_found,
 )
 from core_server.billing.domain.tax import TaxRate
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_in_order, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
+from core_server.kernel.application.ports import Clocks, TurnWrite
 from core_server.kernel.domain.errors import ParameterInvalid
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charges import ChargeService
 from core_server.payments.application.invoice_charges import InvoiceCharges
 
@@ -526,7 +527,7 @@ class SubscriptionService:
     # -- lookups ------------------------------------------------------------------------------------------
 
     async def _now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        return await merchant_now(self._clocks, owner, whole_seconds=True)
 
     @staticmethod
     def _known_item(subscription: Subscription, item_id: str) -> SubscriptionItem:

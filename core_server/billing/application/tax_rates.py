@@ -15,13 +15,14 @@ from core_server.billing.domain.tax import (
     validate_display_name,
     validate_jurisdiction,
 )
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
-from core_server.payments.domain.charge_input import validate_metadata
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.input_rules import validate_metadata
 
 TAX_RATE_ID_RE = re.compile(r"^txr_[A-Za-z0-9]{24}$")
 
@@ -57,7 +58,7 @@ class TaxRateService:
         if region is not None and country_code is None:
             raise ParameterInvalid("A state needs its country.", param="country")
         checked_metadata = validate_metadata(metadata or {})
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        now = await merchant_now(self._clocks, owner, whole_seconds=True)
         for rate_id in id_candidates("txr_", 24):
             rate = TaxRate(
                 id=rate_id,

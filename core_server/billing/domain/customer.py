@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterInvalid
-from core_server.payments.domain.charge_input import validate_email, validate_metadata
+from core_server.kernel.domain.input_rules import validate_email, validate_metadata
 
 CUSTOMER_ID_RE = re.compile(r"^cus_[A-Za-z0-9]{24}$")
 MAX_NAME = 256

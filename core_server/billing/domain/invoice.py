@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from core_server.billing.domain.credit_balance import InvoiceSettlement
@@ -24,6 +24,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import StateConflict
 from core_server.kernel.domain.ledger import LedgerEntry, invoice_fee, invoice_tax_share, subscription_entry
 from core_server.kernel.domain.money import MIN_AMOUNT
+from core_server.kernel.domain.public_json import unix_seconds
 
 INVOICE_ID_PREFIX = "si_"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -104,11 +105,6 @@ def merchant_credit(charged_cents: int, tax_share_cents: int) -> tuple[int, int]
 def new_invoice_id() -> str:
     """`si_` + 32 lowercase hex characters (spec identifier format), from a CSPRNG."""
     return INVOICE_ID_PREFIX + secrets.token_hex(16)
-
-
-def unix_seconds(moment: datetime) -> int:
-    """Whole Unix seconds, without passing through a float."""
-    return (moment - _EPOCH) // timedelta(seconds=1)
 
 
 @dataclass(slots=True)

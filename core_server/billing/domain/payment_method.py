@@ -16,8 +16,8 @@ from connect import errors
 
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import InvalidRequest
+from core_server.kernel.domain.input_rules import validate_email
 from core_server.payments.domain.card import CardInput, card_brand, validate_card
-from core_server.payments.domain.charge_input import validate_email
 from core_server.payments.domain.payment import PaymentOutcome
 from core_server.payments.domain.sandbox import (
     SIMULATED_COUNTRY,

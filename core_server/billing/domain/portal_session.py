@@ -21,7 +21,7 @@ from core_server.billing.domain.subscription import Subscription, SubscriptionSt
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden, NotFound
-from core_server.payments.domain.charge_input import validate_url
+from core_server.kernel.domain.input_rules import validate_url
 
 PORTAL_SESSION_PREFIX = "bps_"
 PORTAL_SESSION_ID_RE = re.compile(r"^bps_[A-Za-z0-9]{24}$")

@@ -34,6 +34,7 @@ from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import new_id
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
+from core_server.kernel.storage.list_pages import fetch_page_and_count
 
 _ENSURE = """
 INSERT INTO customer_balances (customer_id, currency, merchant_id, environment, balance_cents)
@@ -203,10 +204,8 @@ class PgCustomerBalances:
             "fetch": limit + 1,
         }
         async with gate_for(self._pool).slot(owner.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-            count = await (await conn.execute(_COUNT, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([transaction_from_row(row) for row in rows], limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit)
+        return Page([transaction_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     async def exists(self, owner: Owner, customer_id: str, transaction_id: str) -> bool:

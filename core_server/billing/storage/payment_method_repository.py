@@ -24,10 +24,12 @@ from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.application.pagination import Page
-from core_server.kernel.application.ports import IdCollision, IdempotencyCompletion
+from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.domain.sealed import Sealed
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
+from core_server.kernel.storage.list_pages import fetch_page_and_count
 from core_server.kernel.storage.outbox import append_events
 
 # The customer row is the lock of its vault: attaches and detaches of one customer run one at a time,
@@ -160,10 +162,8 @@ class PgPaymentMethodRepository:
     ) -> Page[PaymentMethod]:
         params = {"customer_id": customer_id, "starting_after": starting_after, "fetch": limit + 1}
         async with gate_for(self._pool).slot(tenant), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-            count = await (await conn.execute(_COUNT, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([method_from_row(row) for row in rows], limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit)
+        return Page([method_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     @wraps_psycopg_errors

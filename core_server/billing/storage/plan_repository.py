@@ -15,6 +15,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import insert_with_answer
+from core_server.kernel.storage.list_pages import fetch_page_and_count
 
 # A new plan; the idempotent answer is written in the same transaction.
 _INSERT_PLAN = """
@@ -153,10 +154,8 @@ class PgPlanRepository:
     async def list_page(self, query: ListQuery) -> Page[Plan]:
         params = _page_params(query)
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST_PLANS, params)).fetchall()
-            count = await (await conn.execute(_COUNT_PLANS, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([plan_from_row(row) for row in rows], query.limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST_PLANS, _COUNT_PLANS, params, query.limit)
+        return Page([plan_from_row(row) for row in page.items], page.has_more, page.total_count)
 
 
 class PgPriceRepository:
@@ -193,10 +192,8 @@ class PgPriceRepository:
     async def list_page(self, query: ListQuery, plan_id: str) -> Page[Price]:
         params = {**_page_params(query), "plan_id": plan_id}
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST_PRICES, params)).fetchall()
-            count = await (await conn.execute(_COUNT_PRICES, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([price_from_row(row) for row in rows], query.limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST_PRICES, _COUNT_PRICES, params, query.limit)
+        return Page([price_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     async def set_active(

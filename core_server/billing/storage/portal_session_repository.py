@@ -9,8 +9,8 @@ import psycopg
 from core_server.billing.domain.portal_session import PortalSession
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.kernel.application.ports import IdCollision
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 
 _INSERT = """
 INSERT INTO portal_sessions (id, merchant_id, environment, customer_id, return_url, token_digest,

@@ -29,14 +29,16 @@ from core_server.billing.storage.subscription_rows import (
     subscription_from_row,
 )
 from core_server.billing.storage.subscription_writes import create_statement, save_statement
-from core_server.db.errors import IdCollision, StaleFence, StorageError, wraps_psycopg_errors
+from core_server.db.errors import StaleFence, StorageError, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.list_pages import fetch_page_and_count
 
 PERIOD_INVOICE_INDEX = "invoices_one_per_period"
 """The unique index of migration 0011: one create, cycle or resume invoice per (subscription, period)."""
@@ -366,11 +368,9 @@ class PgSubscriptionRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-            count = await (await conn.execute(_COUNT, params)).fetchone()
-            subscriptions = await _hydrate(conn, rows)
-        total = int(count["n"]) if count else 0
-        return Page.of(subscriptions, query.limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit)
+            subscriptions = await _hydrate(conn, list(page.items))
+        return Page(subscriptions, page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     async def exists(self, merchant_id: str, environment: Environment, subscription_id: str) -> bool:
@@ -399,10 +399,8 @@ class PgSubscriptionRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_INVOICE_LIST, params)).fetchall()
-            count = await (await conn.execute(_INVOICE_COUNT, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([invoice_from_row(row) for row in rows], query.limit, total_count=total)
+            page = await fetch_page_and_count(conn, _INVOICE_LIST, _INVOICE_COUNT, params, query.limit)
+        return Page([invoice_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     async def invoice_exists(self, merchant_id: str, environment: Environment, invoice_id: str) -> bool:

@@ -16,6 +16,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import insert_with_answer
+from core_server.kernel.storage.list_pages import fetch_page_and_count
 
 # A new rate; the idempotent answer is written in the same transaction.
 _INSERT = """
@@ -118,10 +119,8 @@ class PgTaxRateRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-            count = await (await conn.execute(_COUNT, params)).fetchone()
-        total = int(count["n"]) if count else 0
-        return Page.of([tax_rate_from_row(row) for row in rows], query.limit, total_count=total)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit)
+        return Page([tax_rate_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors
     async def active_for_country(

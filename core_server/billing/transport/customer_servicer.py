@@ -197,7 +197,7 @@ class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
         page = await self._balances.list(
             owner_from_caller(request.caller),
             request.customer_id,
-            limit=request.limit if request.HasField("limit") else 0,
+            limit=request.limit,
             starting_after=request.starting_after or None,
         )
         return pb.ListCustomerBalanceTransactionsResponse(

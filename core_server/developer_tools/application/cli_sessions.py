@@ -21,10 +21,10 @@ from core_server.developer_tools.domain.cli_session import (
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden, NotFound, ParameterInvalid
-from core_server.kernel.domain.ids import MAX_ID_ATTEMPTS, IdSpaceExhausted
+from core_server.kernel.domain.ids import MAX_ID_ATTEMPTS, IdCollision, IdSpaceExhausted
 
 SESSION_ID_RE = re.compile(r"^clis_[A-Za-z0-9]{24}$")
 RESPONSE_ID_RE = re.compile(r"^clir_[A-Za-z0-9]{24}$")

@@ -14,7 +14,8 @@ from core_server.developer_tools.application.ports import SessionLimitReached
 from core_server.developer_tools.domain.cli_response import CliResponse, ReportedAnswer
 from core_server.developer_tools.domain.cli_session import CliSession, StreamPosition
 from core_server.kernel.application.pagination import Page
-from core_server.kernel.application.ports import IdCollision, IdempotencyCompletion
+from core_server.kernel.application.ports import IdempotencyCompletion
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
 
 # Locking the merchant row serializes concurrent opens, so the limit cannot be overshot by a race.

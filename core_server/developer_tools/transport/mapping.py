@@ -8,7 +8,7 @@ from core_server.developer_tools.application.cli_stream import SignedEvent
 from core_server.developer_tools.domain.cli_response import CliResponse
 from core_server.developer_tools.domain.cli_session import CliSession
 from core_server.developer_tools.domain.test_reset import TestReset
-from core_server.kernel.transport.mapping import unix
+from core_server.kernel.domain.public_json import unix_seconds
 
 
 def session_to_pb(session: CliSession) -> cli_session_pb2.CliSession:
@@ -16,8 +16,8 @@ def session_to_pb(session: CliSession) -> cli_session_pb2.CliSession:
         id=session.id,
         device_name=session.device_name,
         secret=session.secret or "",
-        created=unix(session.created),
-        expires_at=unix(session.expires_at),
+        created=unix_seconds(session.created),
+        expires_at=unix_seconds(session.expires_at),
     )
 
 
@@ -34,7 +34,7 @@ def response_to_pb(response: CliResponse) -> cli_session_pb2.CliResponse:
         event_id=response.event_id,
         event_type=response.event_type,
         succeeded=response.succeeded,
-        created=unix(response.created),
+        created=unix_seconds(response.created),
     )
     if response.status_code is not None:
         message.status_code = response.status_code

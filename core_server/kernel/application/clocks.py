@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from connect import errors
 
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.ports import AdvanceLimits, Clock, ClockOffsets
+from core_server.kernel.application.ports import AdvanceLimits, Clock, ClockOffsets, Clocks
 from core_server.kernel.application.timer_sweep import TimerSweep
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden
@@ -76,6 +77,26 @@ class MerchantClocks:
     def system(self) -> Clock:
         """Real time: leases, sweeps across merchants, webhook signature timestamps."""
         return self._base
+
+
+class Owned(Protocol):
+    """Anything that belongs to one merchant's environment: an `Owner`, a charge, a subscription, …"""
+
+    @property
+    def merchant_id(self) -> str: ...
+
+    @property
+    def environment(self) -> Environment: ...
+
+
+async def merchant_now(clocks: Clocks, owned: Owned, *, whole_seconds: bool = False) -> datetime:
+    """The one way a rule learns "now": the time of the owner's merchant and environment (real time in
+    LIVE, the sandbox clock in TEST).
+
+    `whole_seconds` drops the microseconds where the time is stored and shown as Unix seconds (billing
+    objects, webhook endpoints), so what is compared later is what the API showed."""
+    now = (await clocks.resolve(owned.merchant_id, owned.environment)).now()
+    return now.replace(microsecond=0) if whole_seconds else now
 
 
 class TestClockService:

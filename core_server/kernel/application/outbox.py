@@ -13,6 +13,7 @@ from typing import Any
 
 from core_server.kernel.domain.events import DomainEvent
 from core_server.kernel.domain.ids import new_event_id
+from core_server.kernel.domain.public_json import unix_seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ def render_events(
             "id": event_id,
             "object": "event",
             "type": event.type,
-            "created": int(event.occurred_at.timestamp()),
+            "created": unix_seconds(event.occurred_at),
             "livemode": livemode,
             "data": {"object": dict(data_object)},
         }

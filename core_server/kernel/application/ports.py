@@ -22,10 +22,6 @@ class TurnWrite:
     completion: IdempotencyCompletion | None = None
 
 
-class IdCollision(Exception):
-    """A freshly generated id already exists; the caller tries the next candidate."""
-
-
 class Clock(Protocol):
     def now(self) -> datetime:
         """An aware UTC datetime."""

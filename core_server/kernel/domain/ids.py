@@ -13,6 +13,10 @@ MAX_ID_ATTEMPTS = 10
 """Spec: generation retries up to 10 times on collision."""
 
 
+class IdCollision(Exception):
+    """A freshly generated id already exists; the caller tries the next candidate."""
+
+
 def new_id(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> str:
     """A random id from a CSPRNG: guessing another merchant's ids must be hopeless.
 

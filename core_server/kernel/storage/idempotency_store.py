@@ -19,12 +19,12 @@ from core_server.db.pool import DbPool
 from core_server.kernel.application.ports import (
     ClaimOutcome,
     FirstClaim,
-    IdCollision,
     IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyRequest,
     StoredError,
 )
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.domain.retention import IDEMPOTENCY_KEY_LIFETIME
 
 logger = logging.getLogger(__name__)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from connect import errors
 from connect.v1 import (
     common_pb2,
@@ -19,10 +17,6 @@ ENVIRONMENT_TO_PB = {
     Environment.TEST: common_pb2.ENVIRONMENT_TEST,
 }
 ENVIRONMENT_FROM_PB: dict[int, Environment] = {v: k for k, v in ENVIRONMENT_TO_PB.items()}
-
-
-def unix(moment: datetime) -> int:
-    return int(moment.timestamp())
 
 
 def environment_from_pb(value: int) -> Environment:

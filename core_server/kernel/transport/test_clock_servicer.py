@@ -10,12 +10,13 @@ from connect.v1 import test_clock_service_pb2 as pb
 
 from core_server.kernel.application.clocks import TestClockService
 from core_server.kernel.application.idempotency import IdempotentRunner
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller, unix
+from core_server.kernel.domain.public_json import unix_seconds
+from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
 from core_server.rpc.status import answer, rpc
 
 
 def _clock(now: datetime) -> test_clock_pb2.TestClock:
-    return test_clock_pb2.TestClock(now=unix(now))
+    return test_clock_pb2.TestClock(now=unix_seconds(now))
 
 
 class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
 from core_server.kernel.application.ports import Clocks
@@ -25,7 +26,7 @@ class LedgerService:
 
     async def balance(self, owner: Owner) -> Balance:
         """Per currency, available and pending at the merchant's now (TEST: its sandbox clock)."""
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        now = await merchant_now(self._clocks, owner)
         totals = await self._ledger.totals(owner.merchant_id, owner.environment, now)
         return Balance.of(totals, owner.environment.livemode)
 
@@ -54,7 +55,7 @@ class LedgerService:
             )
 
         await require_cursor(starting_after, "balance transaction", exists)
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        now = await merchant_now(self._clocks, owner)
         return await self._ledger.list(
             TransactionQuery(
                 merchant_id=owner.merchant_id,

@@ -3,14 +3,11 @@ whatever event or payout later shows them."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
-from typing import Any
 
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 from core_server.ledger.domain.balance import Balance, BalanceTransaction, CurrencyAmount
-
-JSON = dict[str, Any]
 
 
 def _amounts(amounts: tuple[CurrencyAmount, ...]) -> list[JSON]:
@@ -38,8 +35,8 @@ def balance_transaction_view(txn: BalanceTransaction, environment: Environment) 
         "net": txn.net,
         "currency": txn.currency,
         "status": txn.status.value,
-        "available_on": int(txn.available_on.timestamp()),
-        "created": int(txn.created.timestamp()),
+        "available_on": unix_seconds(txn.available_on),
+        "created": unix_seconds(txn.created),
         "payout": txn.payout,
         "mid_market_rate": _rate(txn.mid_market_rate),
         "exchange_rate": _rate(txn.exchange_rate),
@@ -56,4 +53,4 @@ def _rate(rate: Decimal | None) -> str | None:
 
 def as_json(view: JSON) -> str:
     """A view as carried to the gateway in `object_json`."""
-    return json.dumps(view, separators=(",", ":"))
+    return compact_json(view)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core_server.ledger.application.ledger_view import JSON
+from core_server.kernel.domain.public_json import JSON, unix_seconds
 from core_server.ledger.domain.payout import Payout
 
 
@@ -13,8 +13,8 @@ def payout_view(payout: Payout) -> JSON:
         "amount": payout.amount,
         "currency": payout.currency,
         "status": payout.status.value,
-        "arrival_date": int(payout.arrival_date.timestamp()),
+        "arrival_date": unix_seconds(payout.arrival_date),
         "failure_code": payout.failure_code,
-        "created": int(payout.created.timestamp()),
+        "created": unix_seconds(payout.created),
         "livemode": payout.livemode,
     }

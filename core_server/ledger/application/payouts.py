@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.outbox import render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor
@@ -41,7 +42,7 @@ class PayoutService:
         settings = await self._payouts.settings(owner.merchant_id)
         if settings is None:
             return False
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        now = await merchant_now(self._clocks, owner)
         changed = False
         for pending in await self._payouts.arrived(owner.merchant_id, owner.environment, now):
             arrived, event = arrive(pending, settings.account_number)

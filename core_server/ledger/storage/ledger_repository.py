@@ -24,6 +24,7 @@ from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ledger import TransactionType
+from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.ledger.application.ports import TransactionQuery
 from core_server.ledger.domain.balance import BalanceTransaction, CurrencyTotals, status_at
 from core_server.ledger.domain.reconciliation import BalanceLine, Finding, FindingKind
@@ -55,15 +56,9 @@ ORDER BY created_at DESC, seq DESC
 LIMIT %(limit)s
 """
 )
-# The count joined to the page in one statement (a row of NULLs when the page is empty), as charges do.
-_LIST = (
-    "SELECT p.*, total.n AS list_total FROM (SELECT count(*) AS n "
-    + _FILTERS
-    + ") total\nLEFT JOIN LATERAL ("
-    + _PAGE
-    + """) p ON true
-ORDER BY p.created_at DESC, p.seq DESC
-"""
+# The count joined to the page in one statement (kernel/storage/list_pages.py).
+_LIST = counted_page_sql(
+    count="SELECT count(*) AS n " + _FILTERS, page=_PAGE, order="p.created_at DESC, p.seq DESC"
 )
 _CURSOR_EXISTS = (
     "SELECT 1 FROM balance_transactions WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
@@ -282,10 +277,7 @@ class PgLedgerRepository:
             "limit": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-        total = rows[0]["list_total"] if rows else 0
-        rows = [row for row in rows if row["id"] is not None]
-        page = Page.of(rows, query.limit, total)
+            page = await fetch_counted_page(conn, _LIST, params, query.limit)
         return Page([_transaction(row, query.now) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

@@ -29,6 +29,7 @@ from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.kernel.storage.outbox import NOTIFY_COLUMN, OUTBOX_CTES, event_params
 from core_server.ledger.application.payout_ports import PayoutQuery, PayoutSettings
 from core_server.ledger.domain.payout import MINIMUMS, Payout, PayoutPlan, PayoutStatus, Settleable
@@ -237,15 +238,9 @@ ORDER BY created_at DESC, seq DESC
 LIMIT %(limit)s
 """
 )
-# The count joined to the page in one statement (a row of NULLs when the page is empty).
-_LIST = (
-    "SELECT p.*, total.n AS list_total FROM (SELECT count(*) AS n "
-    + _FILTERS
-    + ") total\nLEFT JOIN LATERAL ("
-    + _PAGE
-    + """) p ON true
-ORDER BY p.created_at DESC, p.seq DESC
-"""
+# The count joined to the page in one statement (kernel/storage/list_pages.py).
+_LIST = counted_page_sql(
+    count="SELECT count(*) AS n " + _FILTERS, page=_PAGE, order="p.created_at DESC, p.seq DESC"
 )
 
 
@@ -402,8 +397,5 @@ class PgPayoutRepository:
             "limit": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-        total = rows[0]["list_total"] if rows else 0
-        rows = [row for row in rows if row["id"] is not None]
-        page = Page.of(rows, query.limit, total)
+            page = await fetch_counted_page(conn, _LIST, params, query.limit)
         return Page([_payout(row) for row in page.items], page.has_more, page.total_count)

@@ -14,7 +14,8 @@ from connect.v1 import ledger_service_pb2 as pb
 
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ledger import TransactionType
-from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB, owner_from_caller, unix
+from core_server.kernel.domain.public_json import unix_seconds
+from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB, owner_from_caller
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.ledger_view import as_json, balance_transaction_view, balance_view
 from core_server.ledger.application.payouts import PayoutService
@@ -63,8 +64,8 @@ def transaction_to_pb(txn: BalanceTransaction, environment: Environment) -> ledg
         net=txn.net,
         currency=txn.currency,
         status=STATUS_TO_PB[txn.status],
-        available_on=unix(txn.available_on),
-        created=unix(txn.created),
+        available_on=unix_seconds(txn.available_on),
+        created=unix_seconds(txn.created),
         livemode=environment.livemode,
         object_json=as_json(balance_transaction_view(txn, environment)),
     )

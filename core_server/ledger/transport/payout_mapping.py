@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from connect.v1 import ledger_pb2
 
-from core_server.kernel.transport.mapping import unix
+from core_server.kernel.domain.public_json import unix_seconds
 from core_server.ledger.application.ledger_view import as_json
 from core_server.ledger.application.payout_view import payout_view
 from core_server.ledger.domain.payout import Payout, PayoutStatus
@@ -22,8 +22,8 @@ def payout_to_pb(payout: Payout) -> ledger_pb2.Payout:
         amount=payout.amount,
         currency=payout.currency,
         status=PAYOUT_STATUS_TO_PB[payout.status],
-        arrival_date=unix(payout.arrival_date),
-        created=unix(payout.created),
+        arrival_date=unix_seconds(payout.arrival_date),
+        created=unix_seconds(payout.created),
         livemode=payout.livemode,
         object_json=as_json(payout_view(payout)),
     )

@@ -8,10 +8,10 @@ from typing import Protocol
 
 from connect import errors
 
-from core_server.kernel.application.ports import Clock, IdCollision, IdempotencyRequest
+from core_server.kernel.application.ports import Clock, IdempotencyRequest
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid, Unauthenticated
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.merchants.domain.api_key import (
     MAX_ACTIVE_KEYS,
     MAX_KEY_NAME,

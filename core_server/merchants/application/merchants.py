@@ -9,7 +9,7 @@ from typing import Protocol, TypeVar
 
 from connect import errors
 
-from core_server.kernel.application.ports import Clock, IdCollision
+from core_server.kernel.application.ports import Clock
 from core_server.kernel.domain.errors import (
     NotFound,
     ParameterInvalid,
@@ -17,7 +17,8 @@ from core_server.kernel.domain.errors import (
     RateLimited,
     Unauthenticated,
 )
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.input_rules import validate_email
 from core_server.merchants.domain.login_throttle import (
     BASE_DELAY,
     KNOWN_ADDRESS_FOR,
@@ -38,7 +39,6 @@ from core_server.merchants.domain.merchant import (
     validate_profile_field,
     verify_password,
 )
-from core_server.payments.domain.charge_input import validate_email
 
 BAD_CREDENTIALS = "Invalid e-mail or password."
 PASSWORD_WRONG = "current_password is not this account's password."

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core_server.kernel.domain.errors import ParameterInvalid
+from core_server.kernel.domain.input_rules import validate_email, validate_url
 from core_server.kernel.domain.money import SUPPORTED_CURRENCIES
-from core_server.payments.domain.charge_input import validate_email, validate_url
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256

@@ -9,8 +9,8 @@ import psycopg
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.kernel.application.ports import IdCollision
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.merchants.application.api_keys import KeyLimitReached, UnknownMerchant
 from core_server.merchants.domain.api_key import ApiKey
 

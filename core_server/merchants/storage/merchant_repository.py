@@ -8,7 +8,7 @@ import psycopg
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.kernel.application.ports import IdCollision
+from core_server.kernel.domain.ids import IdCollision
 from core_server.merchants.application.merchants import EmailTaken
 from core_server.merchants.domain.merchant import Merchant, Profile
 from core_server.security.payout_account import PayoutAccountBox

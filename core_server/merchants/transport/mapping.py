@@ -7,7 +7,8 @@ from connect.v1 import (
     merchant_pb2,
 )
 
-from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB, unix
+from core_server.kernel.domain.public_json import unix_seconds
+from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB
 from core_server.merchants.domain.api_key import ApiKey
 from core_server.merchants.domain.merchant import Merchant
 
@@ -31,7 +32,7 @@ def merchant_to_pb(merchant: Merchant) -> merchant_pb2.Merchant:
         brand_color=profile.brand_color,
         support_email=profile.support_email,
         payout_schedule=SCHEDULE_TO_PB.get(profile.payout_schedule, merchant_pb2.PAYOUT_SCHEDULE_DAILY),
-        created=unix(merchant.created),
+        created=unix_seconds(merchant.created),
         payout_account_last4=profile.payout_account_number[-4:],
         settlement_currency=profile.settlement_currency,
         token_version=merchant.token_version,
@@ -46,9 +47,9 @@ def api_key_to_pb(key: ApiKey) -> api_key_pb2.ApiKey:
         secret_key=key.secret_key or "",
         secret_key_last4=key.secret_key_last4,
         environment=ENVIRONMENT_TO_PB[key.environment],
-        created=unix(key.created),
+        created=unix_seconds(key.created),
         revoked=key.revoked,
     )
     if key.revoked_at is not None:
-        pb.revoked_at = unix(key.revoked_at)
+        pb.revoked_at = unix_seconds(key.revoked_at)
     return pb

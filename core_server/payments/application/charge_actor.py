@@ -16,6 +16,7 @@ from typing import Any
 from connect import errors
 
 from core_server.actors import EntityActor, EntityLease
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import Clocks, TurnWrite
@@ -170,7 +171,7 @@ class ChargeActor(EntityActor):
         if self._charge is None:
             return False
         current = self._charge
-        now = (await self._deps.clocks.resolve(current.merchant_id, current.environment)).now()
+        now = await merchant_now(self._deps.clocks, current)
         charge = copy.deepcopy(current)
         if not charge.expire_if_due(now):
             return False
@@ -187,8 +188,7 @@ class ChargeActor(EntityActor):
             if owner is None:
                 raise NotFound(CHARGE_NOT_FOUND_MESSAGE, param="id")
             raise charge_not_found(self.entity_id)
-        clock = await self._deps.clocks.resolve(current.merchant_id, current.environment)
-        now = clock.now()
+        now = await merchant_now(self._deps.clocks, current)
         charge = copy.deepcopy(current)
         if charge.expire_if_due(now):
             # Persist the lapse on its own, so it stands even if the command below is refused.

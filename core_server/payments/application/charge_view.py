@@ -8,22 +8,14 @@ once a payment has been processed or captured").
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 from core_server.kernel.application.outbox import OutboxEvent, render_events
+from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.payment import CardDetails, PaypalDetails
 from core_server.payments.domain.refund import Refund
-
-JSON = dict[str, Any]
-
-
-def unix(moment: datetime) -> int:
-    return int(moment.timestamp())
 
 
 def refund_view(refund: Refund) -> JSON:
@@ -35,7 +27,7 @@ def refund_view(refund: Refund) -> JSON:
         "currency": refund.currency,
         "status": refund.status,
         "reason": refund.reason,
-        "created": unix(refund.created),
+        "created": unix_seconds(refund.created),
     }
 
 
@@ -48,7 +40,7 @@ def dispute_view(dispute: Dispute) -> JSON:
         "currency": dispute.currency,
         "status": dispute.status,
         "fee": dispute.fee,
-        "created": unix(dispute.created),
+        "created": unix_seconds(dispute.created),
     }
 
 
@@ -84,8 +76,8 @@ def charge_view(charge: Charge, checkout_base_url: str) -> JSON:
         "return_url": charge.return_url,
         "cancel_url": charge.cancel_url,
         "customer_email": charge.customer_email,
-        "expires_at": unix(charge.expires_at),
-        "created": unix(charge.created),
+        "expires_at": unix_seconds(charge.expires_at),
+        "created": unix_seconds(charge.created),
         "livemode": charge.livemode,
         "amount_refunded": charge.amount_refunded,
         "refunds": [refund_view(r) for r in charge.refunds],
@@ -102,11 +94,11 @@ def charge_view(charge: Charge, checkout_base_url: str) -> JSON:
         view["fee"] = charge.fee
         view["net"] = charge.net
     if charge.captured_at is not None:
-        view["captured_at"] = unix(charge.captured_at)
+        view["captured_at"] = unix_seconds(charge.captured_at)
     if charge.refunded_at is not None:
-        view["refunded_at"] = unix(charge.refunded_at)
+        view["refunded_at"] = unix_seconds(charge.refunded_at)
     if charge.disputed_at is not None:
-        view["disputed_at"] = unix(charge.disputed_at)
+        view["disputed_at"] = unix_seconds(charge.disputed_at)
     if charge.failure_code is not None:
         view["failure_code"] = charge.failure_code
     if charge.transaction_id is not None:
@@ -118,7 +110,7 @@ def charge_view(charge: Charge, checkout_base_url: str) -> JSON:
 
 def to_json(view: JSON) -> str:
     """Compact JSON text, as it travels to the gateway inside the gRPC answers."""
-    return json.dumps(view, separators=(",", ":"), ensure_ascii=False)
+    return compact_json(view)
 
 
 @dataclass(frozen=True, slots=True)

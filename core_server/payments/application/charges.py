@@ -8,18 +8,18 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from core_server.actors import ActorRegistry
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor, unix_bound
 from core_server.kernel.application.ports import (
     Clocks,
     FirstClaim,
-    IdCollision,
     IdempotencyRequest,
     TurnWrite,
 )
 from core_server.kernel.domain.errors import DomainError
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charge_commands import (
     CaptureCharge,
     CloseDispute,
@@ -93,7 +93,7 @@ class ChargeService:
             if idempotency is not None:
                 await self._runner.check(idempotency)  # a reused key with another request: the 409 first
             raise
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        now = await merchant_now(self._clocks, owner)
         key = idempotency.key if idempotency else None
         for charge_id in id_candidates("ch_", 32):
             charge = Charge.create(charge_id, owner.merchant_id, owner.environment, draft, now, key)
@@ -146,7 +146,7 @@ class ChargeService:
         return Page([charge.seen_at(now) for charge in page.items], page.has_more, page.total_count)
 
     async def _merchant_now(self, owner: Owner) -> datetime:
-        return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        return await merchant_now(self._clocks, owner)
 
     async def capture(
         self,

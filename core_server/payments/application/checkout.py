@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core_server.actors import ActorRegistry
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
 from core_server.kernel.application.ports import Clocks, IdempotencyRequest
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
@@ -71,7 +72,7 @@ class CheckoutService:
         charge = await self._charges.get(charge_id)
         if charge is None:
             return CheckoutPage(charge_id=charge_id, valid=False, error_message=NOT_FOUND_MESSAGE)
-        now = (await self._clocks.resolve(charge.merchant_id, charge.environment)).now()
+        now = await merchant_now(self._clocks, charge)
         problem = checkout_message(charge, now)
         merchant = await self._merchants.get(charge.merchant_id)
         profile = merchant.profile if merchant is not None else None

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from core_server.kernel.application.ports import Clocks, IdCollision, TurnWrite
+from core_server.kernel.application.clocks import merchant_now
+from core_server.kernel.application.ports import Clocks, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ProcessorUnavailable
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.kernel.domain.money import check_charge_amount, normalize_currency
 from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.application.ports import (
@@ -140,7 +141,7 @@ class InvoiceCharges:
             tax=request.tax_cents,
         )
         # The merchant's clock, after the processor answered: the charge is timed when it was decided.
-        now = request.at or (await self._clocks.resolve(request.merchant_id, request.environment)).now()
+        now = request.at or await merchant_now(self._clocks, request)
         for charge_id in id_candidates("ch_", 32):
             charge = invoice_charge(
                 charge_id, request.merchant_id, request.environment, payment, outcome, now

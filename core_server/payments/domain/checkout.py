@@ -8,8 +8,8 @@ from datetime import datetime
 from connect import errors
 
 from core_server.kernel.domain.errors import InvalidRequest, ParameterInvalid
+from core_server.kernel.domain.input_rules import validate_email
 from core_server.payments.domain.card import CardInput, card_brand, card_fingerprint, validate_card
-from core_server.payments.domain.charge_input import validate_email
 from core_server.payments.domain.payment import CardDetails, PaymentDetails, PaymentMethodType, PaypalDetails
 from core_server.payments.domain.sandbox import SIMULATED_COUNTRY, SIMULATED_FUNDING
 

@@ -10,13 +10,15 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
-from core_server.db.errors import IdCollision, StaleFence, wraps_psycopg_errors
+from core_server.db.errors import StaleFence, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.payments.application.ports import ChargeQuery, InvoiceAttemptTaken
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge
 from core_server.payments.domain.dispute import Dispute
@@ -72,19 +74,12 @@ _COUNT = "SELECT count(*) AS n " + _FILTERS
 # A list in one statement: the count joined to the page (a row even when the page is empty), each charge
 # with its refunds and dispute as JSON. One statement, not a pipeline: a request cancelled inside a
 # psycopg pipeline could hand a connection back to the pool with its implicit transaction still open.
-_LIST = (
-    """
-SELECT p.*, total.n AS list_total,
-       (SELECT jsonb_agg(to_jsonb(r) ORDER BY r.seq) FROM refunds r WHERE r.charge_id = p.id) AS list_refunds,
-       (SELECT to_jsonb(d) FROM disputes d WHERE d.charge_id = p.id) AS list_dispute
-FROM ("""
-    + _COUNT
-    + """) total
-LEFT JOIN LATERAL ("""
-    + _PAGE
-    + """) p ON true
-ORDER BY p.created_at DESC, p.seq DESC
-"""
+_LIST = counted_page_sql(
+    count=_COUNT,
+    page=_PAGE,
+    order="p.created_at DESC, p.seq DESC",
+    columns="(SELECT jsonb_agg(to_jsonb(r) ORDER BY r.seq) FROM refunds r WHERE r.charge_id = p.id)"
+    " AS list_refunds,\n       (SELECT to_jsonb(d) FROM disputes d WHERE d.charge_id = p.id) AS list_dispute",
 )
 _CURSOR_EXISTS = (
     "SELECT 1 FROM charges WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
@@ -214,10 +209,7 @@ class PgChargeRepository:
             "hold_start": query.seen_at - AUTHORIZATION_HOLD if query.seen_at else None,
         }
         async with self._scans.slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_LIST, params)).fetchall()
-        total = rows[0]["list_total"] if rows else 0
-        rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs
-        page = Page.of(rows, query.limit, total)
+            page = await fetch_counted_page(conn, _LIST, params, query.limit)
         return Page([_from_list_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

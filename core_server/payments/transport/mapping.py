@@ -7,7 +7,7 @@ from connect.v1 import (
     checkout_pb2,
 )
 
-from core_server.kernel.transport.mapping import unix
+from core_server.kernel.domain.public_json import unix_seconds
 from core_server.payments.application.charge_commands import CheckoutResult
 from core_server.payments.application.charge_view import ChargeViews, dispute_view, refund_view, to_json
 from core_server.payments.application.checkout import CheckoutPage
@@ -38,7 +38,7 @@ def refund_to_pb(refund: Refund) -> charge_pb2.Refund:
         amount=refund.amount,
         currency=refund.currency,
         status=refund.status,
-        created=unix(refund.created),
+        created=unix_seconds(refund.created),
         object_json=to_json(refund_view(refund)),
     )
     if refund.reason is not None:
@@ -54,7 +54,7 @@ def dispute_to_pb(dispute: Dispute) -> charge_pb2.Dispute:
         currency=dispute.currency,
         status=dispute.status,
         fee=dispute.fee,
-        created=unix(dispute.created),
+        created=unix_seconds(dispute.created),
         object_json=to_json(dispute_view(dispute)),
     )
 
@@ -71,8 +71,8 @@ def charge_to_pb(charge: Charge, views: ChargeViews) -> charge_pb2.Charge:
         checkout_url=view["checkout_url"],
         object_json=to_json(view),
         return_url=charge.return_url,
-        expires_at=unix(charge.expires_at),
-        created=unix(charge.created),
+        expires_at=unix_seconds(charge.expires_at),
+        created=unix_seconds(charge.created),
         livemode=charge.livemode,
         amount_refunded=charge.amount_refunded,
         refunds=[refund_to_pb(r) for r in charge.refunds],
@@ -93,7 +93,7 @@ def charge_to_pb(charge: Charge, views: ChargeViews) -> charge_pb2.Charge:
     for name in ("captured_at", "refunded_at", "disputed_at"):
         moment = getattr(charge, name)
         if moment is not None:
-            setattr(pb, name, unix(moment))
+            setattr(pb, name, unix_seconds(moment))
     if charge.payment_method is not None:
         pb.payment_method = METHOD_TO_PB[charge.payment_method]
     details = charge.payment_details
@@ -151,7 +151,7 @@ def checkout_page_to_pb(page: CheckoutPage) -> checkout_pb2.CheckoutPage:
     pb.cancel_url = charge.failure_redirect_url
     pb.available_payment_methods.extend(page.payment_methods)
     pb.status = STATUS_TO_PB[charge.status]
-    pb.expires_at = unix(charge.expires_at)
+    pb.expires_at = unix_seconds(charge.expires_at)
     pb.test_mode = not charge.livemode
     pb.metadata.update(charge.metadata)
     if page.merchant_logo_url:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import re
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
 from core_server.kernel.application.ports import Clocks
@@ -63,5 +64,5 @@ class EventService:
         an attempt already in flight finishes first, so a pair is never sent twice at the same time.
         """
         event = await self.get(owner, event_id)
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()
+        now = await merchant_now(self._clocks, owner)
         return await self._events.requeue(event, now)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit
-from core_server.kernel.application.ports import Clocks, IdCollision
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.event_types import validate_subscription
-from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.webhooks.application.ports import (
     DeliveryQueue,
     EndpointLimitReached,
@@ -71,7 +72,7 @@ class WebhookEndpointService:
         subscribed = validate_subscription(events)
         checked_description = validate_description(description)
         await self._check_url(url, owner.environment)
-        now = (await self._clocks.resolve(owner.merchant_id, owner.environment)).now().replace(microsecond=0)
+        now = await merchant_now(self._clocks, owner, whole_seconds=True)
         secret = new_webhook_secret()
         for endpoint_id in id_candidates("we_", 24):
             endpoint = WebhookEndpoint(

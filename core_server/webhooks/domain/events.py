@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.public_json import compact_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,4 +30,4 @@ def event_body(payload: Mapping[str, Any]) -> bytes:
     """The Event object as delivered and as the API shows it: compact JSON, the spec's key order on top."""
     ordered = {key: payload[key] for key in EVENT_KEY_ORDER if key in payload}
     ordered.update({key: value for key, value in payload.items() if key not in ordered})
-    return json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return compact_json(ordered).encode("utf-8")

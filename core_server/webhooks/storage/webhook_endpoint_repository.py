@@ -8,8 +8,9 @@ import psycopg
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.kernel.application.ports import IdCollision, IdempotencyCompletion
+from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.domain.sealed import Sealed
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
 from core_server.webhooks.application.ports import EndpointLimitReached

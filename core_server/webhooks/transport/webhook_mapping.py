@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from connect.v1 import webhook_pb2
 
-from core_server.kernel.transport.mapping import unix
+from core_server.kernel.domain.public_json import unix_seconds
 from core_server.webhooks.domain.events import StoredEvent, event_body
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
@@ -28,7 +28,7 @@ def endpoint_to_pb(endpoint: WebhookEndpoint) -> webhook_pb2.WebhookEndpoint:
         url=endpoint.url,
         events=list(endpoint.events),
         status=ENDPOINT_STATUS_TO_PB[endpoint.status],
-        created=unix(endpoint.created),
+        created=unix_seconds(endpoint.created),
         livemode=endpoint.livemode,
         secret=endpoint.secret or "",
     )
@@ -39,7 +39,9 @@ def endpoint_to_pb(endpoint: WebhookEndpoint) -> webhook_pb2.WebhookEndpoint:
 
 def attempt_to_pb(attempt: DeliveryAttempt) -> webhook_pb2.WebhookAttempt:
     pb = webhook_pb2.WebhookAttempt(
-        attempted_at=unix(attempt.attempted_at), latency_ms=attempt.latency_ms, succeeded=attempt.succeeded
+        attempted_at=unix_seconds(attempt.attempted_at),
+        latency_ms=attempt.latency_ms,
+        succeeded=attempt.succeeded,
     )
     if attempt.status_code is not None:
         pb.status_code = attempt.status_code
@@ -56,11 +58,11 @@ def delivery_to_pb(delivery: WebhookDelivery) -> webhook_pb2.WebhookDelivery:
         event_type=delivery.event_type,
         status=DELIVERY_STATUS_TO_PB[delivery.status],
         attempt_count=delivery.attempt_count,
-        created=unix(delivery.created),
+        created=unix_seconds(delivery.created),
         attempts=[attempt_to_pb(a) for a in delivery.attempts],
     )
     if delivery.next_attempt_at is not None:
-        pb.next_attempt_at = unix(delivery.next_attempt_at)
+        pb.next_attempt_at = unix_seconds(delivery.next_attempt_at)
     return pb
 
 
@@ -68,7 +70,7 @@ def event_to_pb(event: StoredEvent) -> webhook_pb2.Event:
     return webhook_pb2.Event(
         id=event.id,
         type=event.type,
-        created=unix(event.created),
+        created=unix_seconds(event.created),
         livemode=event.environment.livemode,
         payload_json=event_body(event.payload).decode("utf-8"),
     )

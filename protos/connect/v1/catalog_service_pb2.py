@@ -26,7 +26,7 @@ from connect.v1 import catalog_pb2 as connect_dot_v1_dot_catalog__pb2
 from connect.v1 import common_pb2 as connect_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n connect/v1/catalog_service.proto\x12\nconnect.v1\x1a\x18\x63onnect/v1/catalog.proto\x1a\x17\x63onnect/v1/common.proto\"\x84\x03\n\x14\x43reateTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\npercentage\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x19\n\x0cjurisdiction\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tinclusive\x18\x05 \x01(\x08\x12\x14\n\x07\x63ountry\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\x12\n\x05state\x18\x07 \x01(\tH\x02\x88\x01\x01\x12@\n\x08metadata\x18\x08 \x03(\x0b\x32..connect.v1.CreateTaxRateRequest.MetadataEntry\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0f\n\r_jurisdictionB\n\n\x08_countryB\x08\n\x06_state\">\n\x15\x43reateTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"`\n\x13ListTaxRatesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x16\n\x0estarting_after\x18\x03 \x01(\t\"e\n\x14ListTaxRatesResponse\x12&\n\ttax_rates\x18\x01 \x03(\x0b\x32\x13.connect.v1.TaxRate\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"L\n\x11GetTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0btax_rate_id\x18\x02 \x01(\t\";\n\x12GetTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"\xc9\x01\n\x14UpdateTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0btax_rate_id\x18\x02 \x01(\t\x12\x19\n\x0c\x64isplay_name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06\x61\x63tive\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\x0f\n\r_display_nameB\t\n\x07_active\">\n\x15UpdateTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"\x8d\x02\n\x11\x43reatePlanRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x03 \x01(\tH\x00\x88\x01\x01\x12=\n\x08metadata\x18\x04 \x03(\x0b\x32+.connect.v1.CreatePlanRequest.MetadataEntry\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_description\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.connect.v1.Plan\"]\n\x10ListPlansRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x16\n\x0estarting_after\x18\x03 \x01(\t\"[\n\x11ListPlansResponse\x12\x1f\n\x05plans\x18\x01 \x03(\x0b\x32\x10.connect.v1.Plan\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"E\n\x0eGetPlanRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\"1\n\x0fGetPlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.connect.v1.Plan\"\xf0\x02\n\x12\x43reatePriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_cents\x18\x03 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\x10\n\x08interval\x18\x05 \x01(\t\x12\x16\n\x0einterval_count\x18\x06 \x01(\x05\x12\x1e\n\x11trial_period_days\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12>\n\x08metadata\x18\x08 \x03(\x0b\x32,.connect.v1.CreatePriceRequest.MetadataEntry\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x14\n\x12_trial_period_days\"7\n\x13\x43reatePriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price\"o\n\x11ListPricesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x16\n\x0estarting_after\x18\x04 \x01(\t\"^\n\x12ListPricesResponse\x12!\n\x06prices\x18\x01 \x03(\x0b\x32\x11.connect.v1.Price\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"G\n\x0fGetPriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x10\n\x08price_id\x18\x02 \x01(\t\"4\n\x10GetPriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price\"\x98\x01\n\x12UpdatePriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x10\n\x08price_id\x18\x02 \x01(\t\x12\x13\n\x06\x61\x63tive\x18\x03 \x01(\x08H\x00\x88\x01\x01\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_active\"7\n\x13UpdatePriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price2\xeb\x06\n\x0e\x43\x61talogService\x12T\n\rCreateTaxRate\x12 .connect.v1.CreateTaxRateRequest\x1a!.connect.v1.CreateTaxRateResponse\x12Q\n\x0cListTaxRates\x12\x1f.connect.v1.ListTaxRatesRequest\x1a .connect.v1.ListTaxRatesResponse\x12K\n\nGetTaxRate\x12\x1d.connect.v1.GetTaxRateRequest\x1a\x1e.connect.v1.GetTaxRateResponse\x12T\n\rUpdateTaxRate\x12 .connect.v1.UpdateTaxRateRequest\x1a!.connect.v1.UpdateTaxRateResponse\x12K\n\nCreatePlan\x12\x1d.connect.v1.CreatePlanRequest\x1a\x1e.connect.v1.CreatePlanResponse\x12H\n\tListPlans\x12\x1c.connect.v1.ListPlansRequest\x1a\x1d.connect.v1.ListPlansResponse\x12\x42\n\x07GetPlan\x12\x1a.connect.v1.GetPlanRequest\x1a\x1b.connect.v1.GetPlanResponse\x12N\n\x0b\x43reatePrice\x12\x1e.connect.v1.CreatePriceRequest\x1a\x1f.connect.v1.CreatePriceResponse\x12K\n\nListPrices\x12\x1d.connect.v1.ListPricesRequest\x1a\x1e.connect.v1.ListPricesResponse\x12\x45\n\x08GetPrice\x12\x1b.connect.v1.GetPriceRequest\x1a\x1c.connect.v1.GetPriceResponse\x12N\n\x0bUpdatePrice\x12\x1e.connect.v1.UpdatePriceRequest\x1a\x1f.connect.v1.UpdatePriceResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n connect/v1/catalog_service.proto\x12\nconnect.v1\x1a\x18\x63onnect/v1/catalog.proto\x1a\x17\x63onnect/v1/common.proto\"\x84\x03\n\x14\x43reateTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\npercentage\x18\x02 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x19\n\x0cjurisdiction\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tinclusive\x18\x05 \x01(\x08\x12\x14\n\x07\x63ountry\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\x12\n\x05state\x18\x07 \x01(\tH\x02\x88\x01\x01\x12@\n\x08metadata\x18\x08 \x03(\x0b\x32..connect.v1.CreateTaxRateRequest.MetadataEntry\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0f\n\r_jurisdictionB\n\n\x08_countryB\x08\n\x06_state\">\n\x15\x43reateTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"o\n\x13ListTaxRatesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x03 \x01(\tB\x08\n\x06_limit\"e\n\x14ListTaxRatesResponse\x12&\n\ttax_rates\x18\x01 \x03(\x0b\x32\x13.connect.v1.TaxRate\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"L\n\x11GetTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0btax_rate_id\x18\x02 \x01(\t\";\n\x12GetTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"\xc9\x01\n\x14UpdateTaxRateRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x13\n\x0btax_rate_id\x18\x02 \x01(\t\x12\x19\n\x0c\x64isplay_name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06\x61\x63tive\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\x0f\n\r_display_nameB\t\n\x07_active\">\n\x15UpdateTaxRateResponse\x12%\n\x08tax_rate\x18\x01 \x01(\x0b\x32\x13.connect.v1.TaxRate\"\x8d\x02\n\x11\x43reatePlanRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x03 \x01(\tH\x00\x88\x01\x01\x12=\n\x08metadata\x18\x04 \x03(\x0b\x32+.connect.v1.CreatePlanRequest.MetadataEntry\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_description\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.connect.v1.Plan\"l\n\x10ListPlansRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x03 \x01(\tB\x08\n\x06_limit\"[\n\x11ListPlansResponse\x12\x1f\n\x05plans\x18\x01 \x03(\x0b\x32\x10.connect.v1.Plan\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"E\n\x0eGetPlanRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\"1\n\x0fGetPlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.connect.v1.Plan\"\xf0\x02\n\x12\x43reatePriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_cents\x18\x03 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\x10\n\x08interval\x18\x05 \x01(\t\x12\x16\n\x0einterval_count\x18\x06 \x01(\x05\x12\x1e\n\x11trial_period_days\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12>\n\x08metadata\x18\x08 \x03(\x0b\x32,.connect.v1.CreatePriceRequest.MetadataEntry\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x14\n\x12_trial_period_days\"7\n\x13\x43reatePriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price\"~\n\x11ListPricesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0f\n\x07plan_id\x18\x02 \x01(\t\x12\x12\n\x05limit\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x04 \x01(\tB\x08\n\x06_limit\"^\n\x12ListPricesResponse\x12!\n\x06prices\x18\x01 \x03(\x0b\x32\x11.connect.v1.Price\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"G\n\x0fGetPriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x10\n\x08price_id\x18\x02 \x01(\t\"4\n\x10GetPriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price\"\x98\x01\n\x12UpdatePriceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x10\n\x08price_id\x18\x02 \x01(\t\x12\x13\n\x06\x61\x63tive\x18\x03 \x01(\x08H\x00\x88\x01\x01\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_active\"7\n\x13UpdatePriceResponse\x12 \n\x05price\x18\x01 \x01(\x0b\x32\x11.connect.v1.Price2\xeb\x06\n\x0e\x43\x61talogService\x12T\n\rCreateTaxRate\x12 .connect.v1.CreateTaxRateRequest\x1a!.connect.v1.CreateTaxRateResponse\x12Q\n\x0cListTaxRates\x12\x1f.connect.v1.ListTaxRatesRequest\x1a .connect.v1.ListTaxRatesResponse\x12K\n\nGetTaxRate\x12\x1d.connect.v1.GetTaxRateRequest\x1a\x1e.connect.v1.GetTaxRateResponse\x12T\n\rUpdateTaxRate\x12 .connect.v1.UpdateTaxRateRequest\x1a!.connect.v1.UpdateTaxRateResponse\x12K\n\nCreatePlan\x12\x1d.connect.v1.CreatePlanRequest\x1a\x1e.connect.v1.CreatePlanResponse\x12H\n\tListPlans\x12\x1c.connect.v1.ListPlansRequest\x1a\x1d.connect.v1.ListPlansResponse\x12\x42\n\x07GetPlan\x12\x1a.connect.v1.GetPlanRequest\x1a\x1b.connect.v1.GetPlanResponse\x12N\n\x0b\x43reatePrice\x12\x1e.connect.v1.CreatePriceRequest\x1a\x1f.connect.v1.CreatePriceResponse\x12K\n\nListPrices\x12\x1d.connect.v1.ListPricesRequest\x1a\x1e.connect.v1.ListPricesResponse\x12\x45\n\x08GetPrice\x12\x1b.connect.v1.GetPriceRequest\x1a\x1c.connect.v1.GetPriceResponse\x12N\n\x0bUpdatePrice\x12\x1e.connect.v1.UpdatePriceRequest\x1a\x1f.connect.v1.UpdatePriceResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,49 +46,49 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATETAXRATERESPONSE']._serialized_start=490
   _globals['_CREATETAXRATERESPONSE']._serialized_end=552
   _globals['_LISTTAXRATESREQUEST']._serialized_start=554
-  _globals['_LISTTAXRATESREQUEST']._serialized_end=650
-  _globals['_LISTTAXRATESRESPONSE']._serialized_start=652
-  _globals['_LISTTAXRATESRESPONSE']._serialized_end=753
-  _globals['_GETTAXRATEREQUEST']._serialized_start=755
-  _globals['_GETTAXRATEREQUEST']._serialized_end=831
-  _globals['_GETTAXRATERESPONSE']._serialized_start=833
-  _globals['_GETTAXRATERESPONSE']._serialized_end=892
-  _globals['_UPDATETAXRATEREQUEST']._serialized_start=895
-  _globals['_UPDATETAXRATEREQUEST']._serialized_end=1096
-  _globals['_UPDATETAXRATERESPONSE']._serialized_start=1098
-  _globals['_UPDATETAXRATERESPONSE']._serialized_end=1160
-  _globals['_CREATEPLANREQUEST']._serialized_start=1163
-  _globals['_CREATEPLANREQUEST']._serialized_end=1432
+  _globals['_LISTTAXRATESREQUEST']._serialized_end=665
+  _globals['_LISTTAXRATESRESPONSE']._serialized_start=667
+  _globals['_LISTTAXRATESRESPONSE']._serialized_end=768
+  _globals['_GETTAXRATEREQUEST']._serialized_start=770
+  _globals['_GETTAXRATEREQUEST']._serialized_end=846
+  _globals['_GETTAXRATERESPONSE']._serialized_start=848
+  _globals['_GETTAXRATERESPONSE']._serialized_end=907
+  _globals['_UPDATETAXRATEREQUEST']._serialized_start=910
+  _globals['_UPDATETAXRATEREQUEST']._serialized_end=1111
+  _globals['_UPDATETAXRATERESPONSE']._serialized_start=1113
+  _globals['_UPDATETAXRATERESPONSE']._serialized_end=1175
+  _globals['_CREATEPLANREQUEST']._serialized_start=1178
+  _globals['_CREATEPLANREQUEST']._serialized_end=1447
   _globals['_CREATEPLANREQUEST_METADATAENTRY']._serialized_start=402
   _globals['_CREATEPLANREQUEST_METADATAENTRY']._serialized_end=449
-  _globals['_CREATEPLANRESPONSE']._serialized_start=1434
-  _globals['_CREATEPLANRESPONSE']._serialized_end=1486
-  _globals['_LISTPLANSREQUEST']._serialized_start=1488
-  _globals['_LISTPLANSREQUEST']._serialized_end=1581
-  _globals['_LISTPLANSRESPONSE']._serialized_start=1583
-  _globals['_LISTPLANSRESPONSE']._serialized_end=1674
-  _globals['_GETPLANREQUEST']._serialized_start=1676
-  _globals['_GETPLANREQUEST']._serialized_end=1745
-  _globals['_GETPLANRESPONSE']._serialized_start=1747
-  _globals['_GETPLANRESPONSE']._serialized_end=1796
-  _globals['_CREATEPRICEREQUEST']._serialized_start=1799
-  _globals['_CREATEPRICEREQUEST']._serialized_end=2167
+  _globals['_CREATEPLANRESPONSE']._serialized_start=1449
+  _globals['_CREATEPLANRESPONSE']._serialized_end=1501
+  _globals['_LISTPLANSREQUEST']._serialized_start=1503
+  _globals['_LISTPLANSREQUEST']._serialized_end=1611
+  _globals['_LISTPLANSRESPONSE']._serialized_start=1613
+  _globals['_LISTPLANSRESPONSE']._serialized_end=1704
+  _globals['_GETPLANREQUEST']._serialized_start=1706
+  _globals['_GETPLANREQUEST']._serialized_end=1775
+  _globals['_GETPLANRESPONSE']._serialized_start=1777
+  _globals['_GETPLANRESPONSE']._serialized_end=1826
+  _globals['_CREATEPRICEREQUEST']._serialized_start=1829
+  _globals['_CREATEPRICEREQUEST']._serialized_end=2197
   _globals['_CREATEPRICEREQUEST_METADATAENTRY']._serialized_start=402
   _globals['_CREATEPRICEREQUEST_METADATAENTRY']._serialized_end=449
-  _globals['_CREATEPRICERESPONSE']._serialized_start=2169
-  _globals['_CREATEPRICERESPONSE']._serialized_end=2224
-  _globals['_LISTPRICESREQUEST']._serialized_start=2226
-  _globals['_LISTPRICESREQUEST']._serialized_end=2337
-  _globals['_LISTPRICESRESPONSE']._serialized_start=2339
-  _globals['_LISTPRICESRESPONSE']._serialized_end=2433
-  _globals['_GETPRICEREQUEST']._serialized_start=2435
-  _globals['_GETPRICEREQUEST']._serialized_end=2506
-  _globals['_GETPRICERESPONSE']._serialized_start=2508
-  _globals['_GETPRICERESPONSE']._serialized_end=2560
-  _globals['_UPDATEPRICEREQUEST']._serialized_start=2563
-  _globals['_UPDATEPRICEREQUEST']._serialized_end=2715
-  _globals['_UPDATEPRICERESPONSE']._serialized_start=2717
-  _globals['_UPDATEPRICERESPONSE']._serialized_end=2772
-  _globals['_CATALOGSERVICE']._serialized_start=2775
-  _globals['_CATALOGSERVICE']._serialized_end=3650
+  _globals['_CREATEPRICERESPONSE']._serialized_start=2199
+  _globals['_CREATEPRICERESPONSE']._serialized_end=2254
+  _globals['_LISTPRICESREQUEST']._serialized_start=2256
+  _globals['_LISTPRICESREQUEST']._serialized_end=2382
+  _globals['_LISTPRICESRESPONSE']._serialized_start=2384
+  _globals['_LISTPRICESRESPONSE']._serialized_end=2478
+  _globals['_GETPRICEREQUEST']._serialized_start=2480
+  _globals['_GETPRICEREQUEST']._serialized_end=2551
+  _globals['_GETPRICERESPONSE']._serialized_start=2553
+  _globals['_GETPRICERESPONSE']._serialized_end=2605
+  _globals['_UPDATEPRICEREQUEST']._serialized_start=2608
+  _globals['_UPDATEPRICEREQUEST']._serialized_end=2760
+  _globals['_UPDATEPRICERESPONSE']._serialized_start=2762
+  _globals['_UPDATEPRICERESPONSE']._serialized_end=2817
+  _globals['_CATALOGSERVICE']._serialized_start=2820
+  _globals['_CATALOGSERVICE']._serialized_end=3695
 # @@protoc_insertion_point(module_scope)

@@ -26,7 +26,7 @@ from connect.v1 import common_pb2 as connect_dot_v1_dot_common__pb2
 from connect.v1 import ledger_pb2 as connect_dot_v1_dot_ledger__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/ledger_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x17\x63onnect/v1/ledger.proto\"7\n\x11GetBalanceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\":\n\x12GetBalanceResponse\x12$\n\x07\x62\x61lance\x18\x01 \x01(\x0b\x32\x13.connect.v1.Balance\"\x9b\x01\n\x1eListBalanceTransactionsRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0e\n\x06payout\x18\x03 \x01(\t\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\r\n\x05limit\x18\x05 \x01(\x05\x12\x16\n\x0estarting_after\x18\x06 \x01(\t\"~\n\x1fListBalanceTransactionsResponse\x12\x34\n\x0ctransactions\x18\x01 \x03(\x0b\x32\x1e.connect.v1.BalanceTransaction\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"\x12\n\x10ReconcileRequest\"\xb1\x01\n\x11ReconciledBalance\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\x12,\n\x0b\x65nvironment\x18\x02 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\x11\n\tavailable\x18\x04 \x01(\x03\x12\x0f\n\x07pending\x18\x05 \x01(\x03\x12\x10\n\x08rows_net\x18\x06 \x01(\x03\x12\x11\n\trow_count\x18\x07 \x01(\x03\"\x9a\x01\n\x15ReconciliationFinding\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x13\n\x0bmerchant_id\x18\x02 \x01(\t\x12,\n\x0b\x65nvironment\x18\x03 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\"\x85\x01\n\x11ReconcileResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12/\n\x08\x62\x61lances\x18\x02 \x03(\x0b\x32\x1d.connect.v1.ReconciledBalance\x12\x33\n\x08\x66indings\x18\x03 \x03(\x0b\x32!.connect.v1.ReconciliationFinding\"\x81\x01\n\x12ListPayoutsRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\r\n\x05limit\x18\x04 \x01(\x05\x12\x16\n\x0estarting_after\x18\x05 \x01(\t\"a\n\x13ListPayoutsResponse\x12#\n\x07payouts\x18\x01 \x03(\x0b\x32\x12.connect.v1.Payout\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"B\n\x10GetPayoutRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\n\n\x02id\x18\x02 \x01(\t\"7\n\x11GetPayoutResponse\x12\"\n\x06payout\x18\x01 \x01(\x0b\x32\x12.connect.v1.Payout2\xb4\x03\n\rLedgerService\x12K\n\nGetBalance\x12\x1d.connect.v1.GetBalanceRequest\x1a\x1e.connect.v1.GetBalanceResponse\x12r\n\x17ListBalanceTransactions\x12*.connect.v1.ListBalanceTransactionsRequest\x1a+.connect.v1.ListBalanceTransactionsResponse\x12H\n\tReconcile\x12\x1c.connect.v1.ReconcileRequest\x1a\x1d.connect.v1.ReconcileResponse\x12N\n\x0bListPayouts\x12\x1e.connect.v1.ListPayoutsRequest\x1a\x1f.connect.v1.ListPayoutsResponse\x12H\n\tGetPayout\x12\x1c.connect.v1.GetPayoutRequest\x1a\x1d.connect.v1.GetPayoutResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/ledger_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\x1a\x17\x63onnect/v1/ledger.proto\"7\n\x11GetBalanceRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\":\n\x12GetBalanceResponse\x12$\n\x07\x62\x61lance\x18\x01 \x01(\x0b\x32\x13.connect.v1.Balance\"\xaa\x01\n\x1eListBalanceTransactionsRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0e\n\x06payout\x18\x03 \x01(\t\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\x12\n\x05limit\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x06 \x01(\tB\x08\n\x06_limit\"~\n\x1fListBalanceTransactionsResponse\x12\x34\n\x0ctransactions\x18\x01 \x03(\x0b\x32\x1e.connect.v1.BalanceTransaction\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"\x12\n\x10ReconcileRequest\"\xb1\x01\n\x11ReconciledBalance\x12\x13\n\x0bmerchant_id\x18\x01 \x01(\t\x12,\n\x0b\x65nvironment\x18\x02 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\x11\n\tavailable\x18\x04 \x01(\x03\x12\x0f\n\x07pending\x18\x05 \x01(\x03\x12\x10\n\x08rows_net\x18\x06 \x01(\x03\x12\x11\n\trow_count\x18\x07 \x01(\x03\"\x9a\x01\n\x15ReconciliationFinding\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x13\n\x0bmerchant_id\x18\x02 \x01(\t\x12,\n\x0b\x65nvironment\x18\x03 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x10\n\x08\x63urrency\x18\x04 \x01(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\"\x85\x01\n\x11ReconcileResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12/\n\x08\x62\x61lances\x18\x02 \x03(\x0b\x32\x1d.connect.v1.ReconciledBalance\x12\x33\n\x08\x66indings\x18\x03 \x03(\x0b\x32!.connect.v1.ReconciliationFinding\"\x90\x01\n\x12ListPayoutsRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\x12\n\x05limit\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x05 \x01(\tB\x08\n\x06_limit\"a\n\x13ListPayoutsResponse\x12#\n\x07payouts\x18\x01 \x03(\x0b\x32\x12.connect.v1.Payout\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"B\n\x10GetPayoutRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\n\n\x02id\x18\x02 \x01(\t\"7\n\x11GetPayoutResponse\x12\"\n\x06payout\x18\x01 \x01(\x0b\x32\x12.connect.v1.Payout2\xb4\x03\n\rLedgerService\x12K\n\nGetBalance\x12\x1d.connect.v1.GetBalanceRequest\x1a\x1e.connect.v1.GetBalanceResponse\x12r\n\x17ListBalanceTransactions\x12*.connect.v1.ListBalanceTransactionsRequest\x1a+.connect.v1.ListBalanceTransactionsResponse\x12H\n\tReconcile\x12\x1c.connect.v1.ReconcileRequest\x1a\x1d.connect.v1.ReconcileResponse\x12N\n\x0bListPayouts\x12\x1e.connect.v1.ListPayoutsRequest\x1a\x1f.connect.v1.ListPayoutsResponse\x12H\n\tGetPayout\x12\x1c.connect.v1.GetPayoutRequest\x1a\x1d.connect.v1.GetPayoutResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,25 +38,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETBALANCERESPONSE']._serialized_start=154
   _globals['_GETBALANCERESPONSE']._serialized_end=212
   _globals['_LISTBALANCETRANSACTIONSREQUEST']._serialized_start=215
-  _globals['_LISTBALANCETRANSACTIONSREQUEST']._serialized_end=370
-  _globals['_LISTBALANCETRANSACTIONSRESPONSE']._serialized_start=372
-  _globals['_LISTBALANCETRANSACTIONSRESPONSE']._serialized_end=498
-  _globals['_RECONCILEREQUEST']._serialized_start=500
-  _globals['_RECONCILEREQUEST']._serialized_end=518
-  _globals['_RECONCILEDBALANCE']._serialized_start=521
-  _globals['_RECONCILEDBALANCE']._serialized_end=698
-  _globals['_RECONCILIATIONFINDING']._serialized_start=701
-  _globals['_RECONCILIATIONFINDING']._serialized_end=855
-  _globals['_RECONCILERESPONSE']._serialized_start=858
-  _globals['_RECONCILERESPONSE']._serialized_end=991
-  _globals['_LISTPAYOUTSREQUEST']._serialized_start=994
-  _globals['_LISTPAYOUTSREQUEST']._serialized_end=1123
-  _globals['_LISTPAYOUTSRESPONSE']._serialized_start=1125
-  _globals['_LISTPAYOUTSRESPONSE']._serialized_end=1222
-  _globals['_GETPAYOUTREQUEST']._serialized_start=1224
-  _globals['_GETPAYOUTREQUEST']._serialized_end=1290
-  _globals['_GETPAYOUTRESPONSE']._serialized_start=1292
-  _globals['_GETPAYOUTRESPONSE']._serialized_end=1347
-  _globals['_LEDGERSERVICE']._serialized_start=1350
-  _globals['_LEDGERSERVICE']._serialized_end=1786
+  _globals['_LISTBALANCETRANSACTIONSREQUEST']._serialized_end=385
+  _globals['_LISTBALANCETRANSACTIONSRESPONSE']._serialized_start=387
+  _globals['_LISTBALANCETRANSACTIONSRESPONSE']._serialized_end=513
+  _globals['_RECONCILEREQUEST']._serialized_start=515
+  _globals['_RECONCILEREQUEST']._serialized_end=533
+  _globals['_RECONCILEDBALANCE']._serialized_start=536
+  _globals['_RECONCILEDBALANCE']._serialized_end=713
+  _globals['_RECONCILIATIONFINDING']._serialized_start=716
+  _globals['_RECONCILIATIONFINDING']._serialized_end=870
+  _globals['_RECONCILERESPONSE']._serialized_start=873
+  _globals['_RECONCILERESPONSE']._serialized_end=1006
+  _globals['_LISTPAYOUTSREQUEST']._serialized_start=1009
+  _globals['_LISTPAYOUTSREQUEST']._serialized_end=1153
+  _globals['_LISTPAYOUTSRESPONSE']._serialized_start=1155
+  _globals['_LISTPAYOUTSRESPONSE']._serialized_end=1252
+  _globals['_GETPAYOUTREQUEST']._serialized_start=1254
+  _globals['_GETPAYOUTREQUEST']._serialized_end=1320
+  _globals['_GETPAYOUTRESPONSE']._serialized_start=1322
+  _globals['_GETPAYOUTRESPONSE']._serialized_end=1377
+  _globals['_LEDGERSERVICE']._serialized_start=1380
+  _globals['_LEDGERSERVICE']._serialized_end=1816
 # @@protoc_insertion_point(module_scope)

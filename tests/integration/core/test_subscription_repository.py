@@ -23,13 +23,13 @@ from core_server.billing.storage.subscription_repository import (
     PgSubscriptionRepository,
 )
 from core_server.bootstrap import Core
-from core_server.db.errors import IdCollision, StaleFence
+from core_server.db.errors import StaleFence
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.outbox import render_events
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import FirstClaim, IdempotencyRequest, TurnWrite
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.domain.ids import new_id
+from core_server.kernel.domain.ids import IdCollision, new_id
 from tests.integration.core.factories import new_owner
 
 pytestmark = pytest.mark.integration

@@ -1,0 +1,57 @@
+"""A list page and its `total_count` read from PostgreSQL, written once for every list repository.
+
+Each repository keeps its own filters, cursor and order (they are its table's); how the page and the
+count are put together and read back lives here. Two forms exist on purpose:
+
+- `counted_page_sql` + `fetch_counted_page`: the count joined to the page in ONE statement (a row of
+  NULLs when the page is empty). Used where a list runs outside a transaction on a hot table (charges,
+  balance transactions, payouts): one statement, not a pipeline, because a request cancelled inside a
+  psycopg pipeline could hand a connection back to the pool with its implicit transaction still open.
+- `fetch_page_and_count`: the page, then the count, on one connection (the billing lists).
+
+Every page statement fetches `limit + 1` rows: the extra one only says that more follow (`Page.of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from psycopg import AsyncConnection
+
+from core_server.kernel.application.pagination import Page
+
+Row = dict[str, Any]
+
+
+def counted_page_sql(*, count: str, page: str, order: str, columns: str = "") -> str:
+    """`count` selects `count(*) AS n`, `page` the page's rows (with its LIMIT), `order` the page's order
+    on the alias `p`; `columns` are extra per-row columns computed over `p`. Each row carries
+    `list_total`."""
+    extra = ",\n       " + columns if columns else ""
+    return (
+        f"SELECT p.*, total.n AS list_total{extra}\n"
+        f"FROM ({count}) total\n"
+        f"LEFT JOIN LATERAL ({page}) p ON true\n"
+        f"ORDER BY {order}\n"
+    )
+
+
+async def fetch_counted_page(
+    conn: AsyncConnection[Any], statement: str, params: Mapping[str, Any], limit: int
+) -> Page[Row]:
+    """Run a `counted_page_sql` statement: the page's rows (at most `limit`) and the total count."""
+    rows = await (await conn.execute(statement, params)).fetchall()
+    total = rows[0]["list_total"] if rows else 0
+    rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs
+    return Page.of(rows, limit, total)
+
+
+async def fetch_page_and_count(
+    conn: AsyncConnection[Any], page: str, count: str, params: Mapping[str, Any], limit: int
+) -> Page[Row]:
+    """The page's rows (at most `limit`) and the count of every row matching the filters."""
+    rows = await (await conn.execute(page, params)).fetchall()
+    counted = await (await conn.execute(count, params)).fetchone()
+    total = int(counted["n"]) if counted else 0
+    return Page.of(rows, limit, total_count=total)

@@ -18,6 +18,7 @@ from connect.v1 import common_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
+from http_gateway.config import Settings
 from http_gateway.dashboard import rendering
 from http_gateway.dashboard.forms import ForgedRequest, check_csrf, read_form
 from http_gateway.dashboard.navigation import BASE
@@ -56,8 +57,11 @@ def store_of(request: Request) -> SessionStore:
 
 
 def cookie_secure(request: Request) -> bool:
+    return secure_cookies(settings_of(request))
+
+
+def secure_cookies(settings: Settings) -> bool:
     """Secure under TLS: the gateway's own, a TLS proxy in front, or an https dashboard address."""
-    settings = settings_of(request)
     return (
         settings.tls_enabled
         or settings.behind_tls_proxy

@@ -106,3 +106,22 @@ def test_a_password_change_ends_the_session(browser_like: httpx.Client, http: ht
     )
     assert changed.status_code == 200, changed.text
     assert browser_like.get(BASE).status_code == 303
+
+
+def test_lists_paginate_and_empty_states_say_what_to_do(
+    browser_like: httpx.Client, http: httpx.Client
+) -> None:
+    from tests.e2e.api_client import create_charge, sign_up
+
+    merchant = sign_up(http)
+    assert sign_in(browser_like, merchant.email, PASSWORD).status_code == 303
+    empty = browser_like.get(f"{BASE}/payments")
+    assert "No payments yet" in empty.text and "Create a charge" in empty.text
+    ids = [create_charge(http, merchant, amount=100 + i)["id"] for i in range(21)]
+    first = browser_like.get(f"{BASE}/payments")
+    assert first.text.count("<tr>") == 21  # the header row and a page of 20
+    assert "21 payments" in first.text and "First page" not in first.text
+    next_url = first.text.split('rel="next"')[0].rsplit('href="', 1)[1].split('"')[0]
+    second = browser_like.get(next_url.replace("&amp;", "&"))
+    assert second.text.count("<tr>") == 2 and ids[0] in second.text  # the oldest, alone
+    assert "First page" in second.text and 'rel="next"' not in second.text

@@ -1,0 +1,143 @@
+"""The core reads behind the dashboard's billing pages (customers, subscriptions, invoices), rendered
+with the REST serializers so a page shows exactly what the API answers (DESIGN §10.7)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from connect.v1 import (
+    charge_service_pb2,
+    common_pb2,
+    customer_service_pb2,
+    subscription_service_pb2,
+)
+from sanic import Request
+
+from http_gateway.billing.customer_balance import balance_transaction_json
+from http_gateway.billing.serializers import customer_json, payment_method_json
+from http_gateway.edge.errors import ApiError
+from http_gateway.payments.serializers import charge_json
+from http_gateway.pipeline.admission import core_of, rpc
+
+JSON = dict[str, Any]
+PAGE_SIZE = 20
+SECTION_SIZE = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One page of a list: its rows and the cursor of the next page ("" when it is the last)."""
+
+    rows: list[JSON]
+    next_cursor: str = ""
+    extra: JSON = field(default_factory=dict)
+
+
+def _listing(rows: list[JSON], has_more: bool) -> Listing:
+    return Listing(rows, rows[-1]["id"] if has_more and rows else "")
+
+
+def _objects(messages: Any) -> list[JSON]:
+    return [json.loads(m.object_json) for m in messages]
+
+
+async def customers(request: Request, caller: common_pb2.Caller, after: str, email: str = "") -> Listing:
+    message = customer_service_pb2.ListCustomersRequest(caller=caller, limit=PAGE_SIZE, starting_after=after)
+    if email:
+        message.email = email
+    reply = await rpc(request, core_of(request).customers.ListCustomers, message, is_read=True)
+    return _listing([customer_json(c) for c in reply.response.customers], reply.response.has_more)
+
+
+async def customer(request: Request, caller: common_pb2.Caller, customer_id: str) -> JSON:
+    message = customer_service_pb2.GetCustomerRequest(caller=caller, customer_id=customer_id)
+    reply = await rpc(request, core_of(request).customers.GetCustomer, message, is_read=True)
+    return customer_json(reply.response.customer)
+
+
+async def payment_methods(request: Request, caller: common_pb2.Caller, customer_id: str) -> Listing:
+    message = customer_service_pb2.ListPaymentMethodsRequest(
+        caller=caller, customer_id=customer_id, limit=SECTION_SIZE
+    )
+    reply = await rpc(request, core_of(request).customers.ListPaymentMethods, message, is_read=True)
+    methods = [payment_method_json(m) for m in reply.response.payment_methods]
+    return _listing(methods, reply.response.has_more)
+
+
+async def credit_transactions(
+    request: Request, caller: common_pb2.Caller, customer_id: str, after: str = ""
+) -> Listing:
+    message = customer_service_pb2.ListCustomerBalanceTransactionsRequest(
+        caller=caller, customer_id=customer_id, limit=SECTION_SIZE, starting_after=after
+    )
+    reply = await rpc(
+        request, core_of(request).customers.ListCustomerBalanceTransactions, message, is_read=True
+    )
+    rows = [balance_transaction_json(t) for t in reply.response.transactions]
+    return _listing(rows, reply.response.has_more)
+
+
+async def subscriptions(
+    request: Request, caller: common_pb2.Caller, after: str, *, customer_id: str = "", status: str = ""
+) -> Listing:
+    message = subscription_service_pb2.ListSubscriptionsRequest(
+        caller=caller, limit=SECTION_SIZE if customer_id else PAGE_SIZE, starting_after=after
+    )
+    if customer_id:
+        message.customer_id = customer_id
+    if status:
+        message.status = status
+    reply = await rpc(request, core_of(request).subscriptions.ListSubscriptions, message, is_read=True)
+    return _listing(_objects(reply.response.subscriptions), reply.response.has_more)
+
+
+async def subscription(request: Request, caller: common_pb2.Caller, subscription_id: str) -> JSON:
+    message = subscription_service_pb2.GetSubscriptionRequest(caller=caller, subscription_id=subscription_id)
+    reply = await rpc(request, core_of(request).subscriptions.GetSubscription, message, is_read=True)
+    view: JSON = json.loads(reply.response.subscription.object_json)
+    return view
+
+
+async def invoices(
+    request: Request,
+    caller: common_pb2.Caller,
+    after: str,
+    *,
+    customer_id: str = "",
+    subscription_id: str = "",
+    status: str = "",
+) -> Listing:
+    scoped = customer_id or subscription_id
+    message = subscription_service_pb2.ListInvoicesRequest(
+        caller=caller, limit=SECTION_SIZE if scoped else PAGE_SIZE, starting_after=after
+    )
+    if customer_id:
+        message.customer_id = customer_id
+    if subscription_id:
+        message.subscription_id = subscription_id
+    if status:
+        message.status = status
+    reply = await rpc(request, core_of(request).subscriptions.ListInvoices, message, is_read=True)
+    return _listing(_objects(reply.response.invoices), reply.response.has_more)
+
+
+async def invoice(request: Request, caller: common_pb2.Caller, invoice_id: str) -> JSON:
+    message = subscription_service_pb2.GetInvoiceRequest(caller=caller, invoice_id=invoice_id)
+    reply = await rpc(request, core_of(request).subscriptions.GetInvoice, message, is_read=True)
+    view: JSON = json.loads(reply.response.invoice.object_json)
+    return view
+
+
+async def charge_or_none(request: Request, caller: common_pb2.Caller, charge_id: str) -> JSON | None:
+    """The invoice's latest collection attempt, when it made a charge (a charge the core no longer
+    shows in this mode leaves the attempt count alone on the page)."""
+    if not charge_id:
+        return None
+    message = charge_service_pb2.GetChargeRequest(caller=caller, charge_id=charge_id)
+    try:
+        reply = await rpc(request, core_of(request).charges.GetCharge, message, is_read=True)
+    except ApiError:
+        return None
+    return charge_json(reply.response.charge)

@@ -1,0 +1,269 @@
+"""The dashboard's billing and money pages in Debian's Chromium against the real processes (DESIGN
+§10.7): customers, subscriptions, invoices, balance, payouts, webhooks and events show data made through
+the API; the credit adjustment acts once on a double submit; cancel and resend act; axe-core finds no
+serious or critical violation; a 390 px viewport never scrolls sideways."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from tests.e2e.api_client import API, PASSWORD, Merchant, authorized_charge, sign_up
+from tests.e2e.test_checkout_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
+from tests.e2e.test_portal_api import ok, subscribed
+from tests.webhook_receivers import WebhookReceiver, start_receiver
+
+pytestmark = pytest.mark.e2e
+
+DASHBOARD = "/dashboard"
+
+
+@dataclass(frozen=True)
+class Business:
+    """One merchant's data, made through the API for every test of this module."""
+
+    merchant: Merchant
+    customer_id: str
+    subscription_id: str
+    invoice_id: str
+    charge_id: str
+    endpoint_id: str
+    event_id: str
+
+
+def _wait_for(check: Any, what: str, seconds: float = 15.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[WebhookReceiver]:
+    with start_receiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def api(gateway_process: Any) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=gateway_process.base_url, timeout=15.0) as http:
+        yield http
+
+
+@pytest.fixture(scope="module")
+def business(api: httpx.Client, receiver: WebhookReceiver) -> Business:
+    client = api
+    merchant = sign_up(client)
+    auth = merchant.auth
+    hook = {"url": receiver.url("/dash"), "events": ["*"], "description": "Shop backend"}
+    endpoint = ok(client.post(f"{API}/webhooks", json=hook, headers=auth), 201)
+    customer_id, subscription_id = subscribed(client, merchant)
+    invoices = ok(client.get(f"{API}/invoices", params={"customer_id": customer_id}, headers=auth))
+    charge = authorized_charge(client, merchant, amount=4_200)
+    ok(client.post(f"{API}/charges/{charge['id']}/capture", json={}, headers=auth))
+    ok(client.post(f"{API}/charges/{charge['id']}/refunds", json={"amount": 700}, headers=auth), 201)
+    deliveries_url = f"{API}/webhooks/{endpoint['id']}/deliveries"
+    deliveries = _wait_for(
+        lambda: ok(client.get(deliveries_url, headers=auth))["data"], "the endpoint's first deliveries"
+    )
+    return Business(
+        merchant,
+        customer_id,
+        subscription_id,
+        invoices["data"][0]["id"],
+        charge["id"],
+        endpoint["id"],
+        deliveries[-1]["event"],
+    )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def signed_in(browser: Browser, business: Business, gateway_process: Any) -> Iterator[BrowserContext]:
+    """One session for the module: signing in is the skeleton's test, not this one's."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=gateway_process.base_url)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    page.goto(f"{DASHBOARD}/login")
+    page.get_by_label("Email").fill(business.merchant.email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="Customers")).to_be_visible()
+    page.close()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(signed_in: BrowserContext) -> Iterator[Page]:
+    opened = signed_in.new_page()
+    problems: list[str] = []  # CSP violations show up here
+    opened.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+    opened.on("pageerror", lambda err: problems.append(str(err)))
+    yield opened
+    opened.close()
+    assert problems == []
+
+
+def _accessible(page: Page) -> None:
+    results = Axe().run(page)
+    serious = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert serious == [], [(v["id"], [n["target"] for n in v["nodes"]]) for v in serious]
+
+
+def _fits_390(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"{page.url} scrolls sideways at 390 px ({width} px wide)"
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def _check(page: Page) -> None:
+    _accessible(page)
+    _fits_390(page)
+
+
+def test_every_billing_and_money_page_shows_the_api_data(page: Page, business: Business) -> None:
+    b = business
+    page.goto(f"{DASHBOARD}/customers")
+    expect(page.get_by_role("heading", name="Customers", exact=True)).to_be_visible()
+    page.get_by_role("link", name=b.customer_id).click()
+    expect(page.get_by_role("heading", name="Credit balance")).to_be_visible()
+    expect(page.get_by_text("Visa ending 4242")).to_be_visible()
+    expect(page.get_by_role("link", name=b.subscription_id)).to_be_visible()
+    expect(page.get_by_role("link", name=b.invoice_id)).to_be_visible()
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/subscriptions")
+    page.get_by_role("link", name=b.subscription_id).click()
+    expect(page.get_by_role("heading", name="Items")).to_be_visible()
+    expect(page.get_by_text("(base)")).to_be_visible()
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/invoices")
+    expect(page.get_by_role("cell", name="$30.00").first).to_be_visible()
+    page.get_by_role("link", name=b.invoice_id).click()
+    expect(page.get_by_role("heading", name="Lines")).to_be_visible()
+    expect(page.get_by_text("Credit applied")).to_be_visible()
+    expect(page.get_by_text("Amount due")).to_be_visible()
+    expect(page.get_by_role("heading", name="Attempts")).to_be_visible()
+    expect(page.get_by_role("table", name="Latest attempt's charge")).to_contain_text("succeeded")
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/balance")
+    expect(page.get_by_role("heading", name="Available")).to_be_visible()
+    expect(page.get_by_role("table", name="Balance transactions")).to_contain_text("refund")
+    expect(page.get_by_role("table", name="Balance transactions")).to_contain_text("$42.00")
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/payouts")
+    expect(page.get_by_text("Daily")).to_be_visible()
+    expect(page.get_by_text("No payouts yet.")).to_be_visible()
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/webhooks")
+    page.get_by_role("link", name="http://127.0.0.1").first.click()
+    expect(page.get_by_role("heading", name="Deliveries")).to_be_visible()
+    expect(page.get_by_role("cell", name="Succeeded").first).to_be_visible()
+    _check(page)
+
+    page.goto(f"{DASHBOARD}/events")
+    expect(page.get_by_role("cell", name="charge.refunded").first).to_be_visible()
+    page.get_by_role("link", name=b.event_id).click()
+    expect(page.get_by_role("heading", name="Payload")).to_be_visible()
+    expect(page.get_by_label("Event payload")).to_contain_text(b.event_id)
+    _check(page)
+
+
+def _credit_transactions(client: httpx.Client, business: Business) -> list[dict[str, Any]]:
+    url = f"{API}/customers/{business.customer_id}/balance-transactions"
+    return list(ok(client.get(url, headers=business.merchant.auth))["data"])
+
+
+def test_a_credit_adjustment_submitted_twice_acts_once(
+    page: Page, business: Business, client: httpx.Client
+) -> None:
+    before = len(_credit_transactions(client, business))
+    page.goto(f"{DASHBOARD}/customers/{business.customer_id}")
+    page.get_by_label("Amount").fill("-12.50")
+    page.get_by_label("Currency").fill("usd")
+    page.get_by_label("Description").fill("Goodwill for the outage")
+    form = page.locator("form", has=page.get_by_role("button", name="Adjust balance"))
+    fields = {
+        name: form.locator(f"[name={name}]").input_value()
+        for name in page.eval_on_selector_all(
+            "form:has(#credit-amount) input[name]", "els => els.map(e => e.name)"
+        )
+    }
+    # The same form posted twice (what a double click sends): one adjustment, both answers the page.
+    action = form.get_attribute("action")
+    assert action is not None
+    first = page.request.post(action, form=fields, max_redirects=0)
+    second = page.request.post(action, form=fields, max_redirects=0)
+    assert (first.status, second.status) == (303, 303), (first.status, second.status)
+    page.get_by_role("button", name="Adjust balance").click()  # the rendered form: same key again
+    expect(page.get_by_role("status")).to_contain_text("The credit balance was adjusted.")
+    after = _credit_transactions(client, business)
+    assert len(after) == before + 1
+    assert (after[0]["amount_cents"], after[0]["description"]) == (-1250, "Goodwill for the outage")
+    expect(page.get_by_role("table", name="Credit transactions")).to_contain_text("-$12.50")
+
+
+def test_a_bad_amount_is_explained_and_changes_nothing(
+    page: Page, business: Business, client: httpx.Client
+) -> None:
+    before = len(_credit_transactions(client, business))
+    page.goto(f"{DASHBOARD}/customers/{business.customer_id}")
+    page.get_by_label("Amount").fill("12.345")
+    page.get_by_label("Currency").fill("usd")
+    page.get_by_role("button", name="Adjust balance").click()
+    expect(page.get_by_role("alert")).to_be_visible()
+    assert len(_credit_transactions(client, business)) == before
+
+
+def test_resend_queues_the_event_again(page: Page, business: Business, client: httpx.Client) -> None:
+    url = f"{API}/webhooks/{business.endpoint_id}/deliveries"
+
+    def of_event() -> list[dict[str, Any]]:
+        rows = ok(client.get(url, params={"limit": 100}, headers=business.merchant.auth))["data"]
+        return [d for d in rows if d["event"] == business.event_id]
+
+    before = len(of_event())
+    page.goto(f"{DASHBOARD}/events/{business.event_id}")
+    page.get_by_role("button", name="Resend").click()
+    expect(page.get_by_role("status")).to_contain_text("queued for delivery again")
+    _wait_for(lambda: len(of_event()) > before, "the resent delivery")
+
+
+def test_cancel_asks_for_confirmation_then_cancels(
+    page: Page, business: Business, client: httpx.Client
+) -> None:
+    page.goto(f"{DASHBOARD}/subscriptions/{business.subscription_id}")
+    page.get_by_role("link", name="Cancel subscription").click()
+    expect(page.get_by_role("heading", name="Cancel subscription")).to_be_visible()
+    _check(page)
+    page.get_by_label("Now").check()
+    page.get_by_role("button", name="Confirm cancellation").click()
+    expect(page.get_by_role("status")).to_contain_text("The subscription was canceled.")
+    sub = ok(client.get(f"{API}/subscriptions/{business.subscription_id}", headers=business.merchant.auth))
+    assert sub["status"] == "canceled"
+    expect(page.get_by_role("link", name="Cancel subscription")).to_have_count(0)

@@ -40,6 +40,8 @@ class Settings:
     redis_sentinel_service: str = ""
     public_base_url: str = ""
     checkout_base_url: str = ""
+    dashboard_base_url: str = ""
+    """DASHBOARD_BASE_URL: where the merchant dashboard's pages live ({dashboard_url}/dashboard)."""
     rate_limit_live: int = 100
     rate_limit_test: int = 25
     rate_limit_anonymous: int = 25
@@ -61,6 +63,9 @@ class Settings:
             object.__setattr__(self, "public_base_url", own)
         if not self.checkout_base_url:
             object.__setattr__(self, "checkout_base_url", own)
+        if not self.dashboard_base_url:
+            object.__setattr__(self, "dashboard_base_url", own)
+        object.__setattr__(self, "dashboard_base_url", self.dashboard_base_url.rstrip("/"))
         object.__setattr__(self, "public_base_url", self.public_base_url.rstrip("/"))
         object.__setattr__(self, "checkout_base_url", self.checkout_base_url.rstrip("/"))
         if bool(self.tls_cert_file) != bool(self.tls_key_file):
@@ -101,6 +106,7 @@ class Settings:
             redis_sentinel_service=e.get("REDIS_SENTINEL_SERVICE", "").strip(),
             public_base_url=e.get("PUBLIC_BASE_URL", ""),
             checkout_base_url=e.get("CHECKOUT_BASE_URL", ""),
+            dashboard_base_url=e.get("DASHBOARD_BASE_URL", ""),
             rate_limit_live=_int(e, "RATE_LIMIT_LIVE", 100),
             rate_limit_test=_int(e, "RATE_LIMIT_TEST", 25),
             rate_limit_anonymous=_int(e, "RATE_LIMIT_ANONYMOUS", _int(e, "RATE_LIMIT_TEST", 25)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sanic import Blueprint, Sanic
 
 from http_gateway.billing import customers, invoices, plans, portal, subscriptions, tax_rates
+from http_gateway.dashboard import routes as dashboard_routes
 from http_gateway.developer_tools import cli_sessions, test_reset
 from http_gateway.ledger import balance, payouts
 from http_gateway.merchants import accounts, api_keys
@@ -65,5 +66,7 @@ def mount_routes(app: Sanic) -> None:
     app.blueprint(Blueprint.group(checkout_bp, version=1, version_prefix="/api/v", name_prefix="api"))
     # The customer portal's pages at {portal_url}/portal/{token} (public: the token is the credential).
     app.blueprint(portal.pages_blueprint())
+    # The merchant dashboard at {dashboard_url}/dashboard (DESIGN §10.7, docs/dashboard.md).
+    app.blueprint(dashboard_routes.blueprint())
     app.blueprint(health.blueprint())
     app.blueprint(openapi_document.blueprint())  # GET /openapi.json, the REST contract

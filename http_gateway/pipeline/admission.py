@@ -125,9 +125,18 @@ async def admit_api_key(request: Request, *, test_only: bool = False) -> ApiCall
 
 async def admit_dashboard(request: Request) -> str:
     """JWT routes (profile, key management); returns the merchant id from the verified token."""
-    settings = settings_of(request)
     try:
         token = bearer_token(request, missing=errors.TOKEN_MISSING, invalid=errors.TOKEN_INVALID)
+    except ApiError:
+        await _count_address(request)
+        raise
+    return await admit_dashboard_token(request, token)
+
+
+async def admit_dashboard_token(request: Request, token: str) -> str:
+    """As `admit_dashboard` for a token held elsewhere (the dashboard pages keep it in their session)."""
+    settings = settings_of(request)
+    try:
         merchant_id, token_version = verify_dashboard_claims(token, settings.jwt_signing_key)
     except ApiError:
         await _count_address(request)

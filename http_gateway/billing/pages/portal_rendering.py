@@ -11,13 +11,11 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sanic.response import HTTPResponse, html, redirect
 
 from http_gateway.billing.pages.portal_assets import stylesheet_url, theme_url
 from http_gateway.billing.pages.portal_view import (
     DECLINE_MESSAGES,
-    DEFAULT_BRAND,
     NOTICES,
     TEST_CARDS,
     CardForm,
@@ -25,33 +23,23 @@ from http_gateway.billing.pages.portal_view import (
     day,
     status_label,
 )
+from http_gateway.hosted_pages import headers
+from http_gateway.hosted_pages.branding import DEFAULT_BRAND
+from http_gateway.hosted_pages.templating import page_environment
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-_ENV = Environment(
-    loader=FileSystemLoader(TEMPLATES),
-    autoescape=True,
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
+_ENV = page_environment(
+    TEMPLATES,
+    globals={"stylesheet_url": stylesheet_url, "theme_url": theme_url, "test_cards": TEST_CARDS},
+    filters={"day": day, "status": status_label},
 )
-_ENV.globals.update(stylesheet_url=stylesheet_url, theme_url=theme_url, test_cards=TEST_CARDS)
-_ENV.filters.update(day=day, status=status_label)
 
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self' https: data:; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
+CONTENT_SECURITY_POLICY = headers.content_security_policy()
 
 
 def security_headers() -> dict[str, str]:
-    return {
-        "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-        "X-Frame-Options": "DENY",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store",
-    }
+    return headers.security_headers()
 
 
 def _respond(template: str, context: Mapping[str, object], status: int) -> HTTPResponse:

@@ -8,15 +8,13 @@ because a merchant's profile is input to these pages.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-DEFAULT_BRAND = "334155"
-_HEX_COLOR = re.compile(r"#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+from http_gateway.hosted_pages.branding import brand_hex
 
 # One sentence per decline code, as on the checkout page (spec "Errors").
 DECLINE_MESSAGES: Mapping[str, str] = {
@@ -52,26 +50,6 @@ STATUS_LABELS: Mapping[str, str] = {
     "VOID": "Void",
 }
 FORM_FIELDS = ("number", "exp_month", "exp_year", "cvc")
-
-
-def brand_hex(value: str | None) -> str:
-    """Six lowercase hex digits (no '#'); anything else is the default slate."""
-    match = _HEX_COLOR.fullmatch(value or "")
-    if match is None:
-        return DEFAULT_BRAND
-    digits = match.group(1).lower()
-    return "".join(c * 2 for c in digits) if len(digits) == 3 else digits
-
-
-def brand_text_hex(brand: str) -> str:
-    """White or near-black text on the brand colour, whichever contrasts more (WCAG luminance)."""
-
-    def channel(i: int) -> float:
-        c = int(brand[i : i + 2], 16) / 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    lum = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
-    return "ffffff" if 1.05 / (lum + 0.05) >= (lum + 0.05) / (0.0116 + 0.05) else "111827"
 
 
 def http_url(value: str | None) -> str | None:

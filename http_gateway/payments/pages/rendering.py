@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from sanic.response import HTTPResponse, html, redirect
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.hosted_pages import headers
+from http_gateway.hosted_pages.branding import DEFAULT_BRAND
+from http_gateway.hosted_pages.templating import page_environment
 from http_gateway.payments.pages.assets import asset_url, theme_url
 from http_gateway.payments.pages.view import (
     DECLINE_MESSAGES,
-    DEFAULT_BRAND,
     CheckoutView,
     FormState,
     StateView,
@@ -20,35 +21,19 @@ from http_gateway.payments.pages.view import (
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-_ENV = Environment(
-    loader=FileSystemLoader(TEMPLATES),
-    autoescape=True,
-    undefined=StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
+_ENV = page_environment(
+    TEMPLATES,
+    globals={"asset_url": asset_url, "theme_url": theme_url, "decline_messages": DECLINE_MESSAGES},
 )
-_ENV.globals.update(asset_url=asset_url, theme_url=theme_url, decline_messages=DECLINE_MESSAGES)
 
 
 def content_security_policy(form_origins: Iterable[str] = ()) -> str:
-    """No inline script or style anywhere; form posts may only go here and redirect to the merchant."""
-    form_action = " ".join(["'self'", *form_origins])
-    return (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
-        f"connect-src 'self'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
-    )
+    """The page's own script only; form posts may only go here and redirect to the merchant."""
+    return headers.content_security_policy(scripts=True, form_origins=form_origins)
 
 
 def security_headers(form_origins: Iterable[str] = ()) -> dict[str, str]:
-    return {
-        "Content-Security-Policy": content_security_policy(form_origins),
-        "X-Frame-Options": "DENY",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store",
-        # The same URL answers JSON to API clients: caches must key on Accept.
-        "Vary": "Accept",
-    }
+    return headers.security_headers(scripts=True, form_origins=form_origins, vary_accept=True)
 
 
 def _respond(

@@ -9,8 +9,9 @@ import pytest
 from connect.v1 import charge_pb2, checkout_pb2
 from connect.v1 import checkout_service_pb2 as svc
 
+from http_gateway.hosted_pages.branding import brand_hex, brand_text_hex
 from http_gateway.payments.pages import assets
-from http_gateway.payments.pages.view import brand_hex, brand_text_hex, url_origin
+from http_gateway.payments.pages.view import url_origin
 from tests.unit.gateway.gateway_fakes import rpc_error
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}

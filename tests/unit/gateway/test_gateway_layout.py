@@ -14,8 +14,17 @@ import pytest
 import http_gateway
 
 ROOT = Path(http_gateway.__file__).resolve().parent
-CONTEXTS = ("billing", "ledger", "merchants", "payments", "webhooks", "sandbox", "developer_tools")
-SHARED = ("pipeline", "edge", "core_client", "observability", "operational")
+CONTEXTS = (
+    "billing",
+    "ledger",
+    "merchants",
+    "payments",
+    "webhooks",
+    "sandbox",
+    "developer_tools",
+    "dashboard",
+)
+SHARED = ("pipeline", "edge", "core_client", "observability", "operational", "hosted_pages")
 TOP_LEVEL = ("__init__", "__main__", "app", "config", "routing")
 
 

@@ -4,7 +4,7 @@ with the REST serializers so a page shows exactly what the API answers (DESIGN Â
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from connect.v1 import (
@@ -17,26 +17,29 @@ from sanic import Request
 
 from http_gateway.billing.customer_balance import balance_transaction_json
 from http_gateway.billing.serializers import customer_json, payment_method_json
+from http_gateway.dashboard.pagination import PAGE_SIZE
 from http_gateway.edge.errors import ApiError
 from http_gateway.payments.serializers import charge_json
 from http_gateway.pipeline.admission import core_of, rpc
 
 JSON = dict[str, Any]
-PAGE_SIZE = 20
 SECTION_SIZE = 10
 
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """One page of a list: its rows and the cursor of the next page ("" when it is the last)."""
+    """One page of a list: its rows (API objects) and whether more follow the last."""
 
     rows: list[JSON]
-    next_cursor: str = ""
-    extra: JSON = field(default_factory=dict)
+    has_more: bool = False
+
+    @property
+    def ids(self) -> list[str]:
+        return [str(row["id"]) for row in self.rows]
 
 
 def _listing(rows: list[JSON], has_more: bool) -> Listing:
-    return Listing(rows, rows[-1]["id"] if has_more and rows else "")
+    return Listing(rows, has_more)
 
 
 def _objects(messages: Any) -> list[JSON]:

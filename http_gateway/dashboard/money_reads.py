@@ -13,10 +13,6 @@ from http_gateway.pipeline.admission import core_of, rpc
 from http_gateway.webhooks.serializers import event_json, webhook_delivery_json, webhook_endpoint_json
 
 
-def _cursor(rows: list[JSON], has_more: bool) -> str:
-    return str(rows[-1]["id"]) if has_more and rows else ""
-
-
 async def balance(request: Request, caller: common_pb2.Caller) -> JSON:
     message = ledger_service_pb2.GetBalanceRequest(caller=caller)
     reply = await rpc(request, core_of(request).ledger.GetBalance, message, is_read=True)
@@ -29,14 +25,14 @@ async def balance_transactions(request: Request, caller: common_pb2.Caller, afte
     )
     reply = await rpc(request, core_of(request).ledger.ListBalanceTransactions, message, is_read=True)
     rows = [balance_transaction_json(t) for t in reply.response.transactions]
-    return Listing(rows, _cursor(rows, reply.response.has_more))
+    return Listing(rows, reply.response.has_more)
 
 
 async def payouts(request: Request, caller: common_pb2.Caller, after: str) -> Listing:
     message = ledger_service_pb2.ListPayoutsRequest(caller=caller, limit=PAGE_SIZE, starting_after=after)
     reply = await rpc(request, core_of(request).ledger.ListPayouts, message, is_read=True)
     rows = [payout_json(p) for p in reply.response.payouts]
-    return Listing(rows, _cursor(rows, reply.response.has_more))
+    return Listing(rows, reply.response.has_more)
 
 
 async def merchant(request: Request, merchant_id: str) -> JSON:
@@ -60,7 +56,7 @@ async def webhook_deliveries(
     )
     reply = await rpc(request, core_of(request).webhooks.ListWebhookDeliveries, message, is_read=True)
     rows = [webhook_delivery_json(d) for d in reply.response.deliveries]
-    return Listing(rows, _cursor(rows, reply.response.has_more))
+    return Listing(rows, reply.response.has_more)
 
 
 async def events(request: Request, caller: common_pb2.Caller, after: str, event_type: str = "") -> Listing:
@@ -69,7 +65,7 @@ async def events(request: Request, caller: common_pb2.Caller, after: str, event_
     )
     reply = await rpc(request, core_of(request).webhooks.ListEvents, message, is_read=True)
     rows = [event_json(e) for e in reply.response.events]
-    return Listing(rows, _cursor(rows, reply.response.has_more))
+    return Listing(rows, reply.response.has_more)
 
 
 async def event(request: Request, caller: common_pb2.Caller, event_id: str) -> JSON:

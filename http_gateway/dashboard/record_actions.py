@@ -1,6 +1,6 @@
 """The actions of the billing and money pages (DESIGN §10.7): a customer's credit adjustment, a
 subscription's cancellation and an event's resend. Each form carries the anti-forgery token and its own
-idempotency key (record_kit.py), so a double submit acts once; the core decides everything else."""
+idempotency key (forms.py), so a double submit acts once; the core decides everything else."""
 
 from __future__ import annotations
 
@@ -8,81 +8,90 @@ import re
 
 from connect.v1 import customer_service_pb2, subscription_service_pb2, webhook_service_pb2
 from sanic import Request
-from sanic.response import HTTPResponse, redirect
+from sanic.response import HTTPResponse
 
-from http_gateway.dashboard import record_pages
-from http_gateway.dashboard.record_kit import amount_in_minor_units, checked_form, page_url
-from http_gateway.edge.errors import ApiError
+from http_gateway.dashboard import rendering
+from http_gateway.dashboard.access import ActionFailed, Signed, core_action, signed_in_action, store_of
+from http_gateway.dashboard.forms import idempotency
+from http_gateway.dashboard.money import AmountError, parse_major
+from http_gateway.dashboard.navigation import BASE
 from http_gateway.pipeline.admission import core_of, rpc
 
 ENDPOINT_ID = re.compile(r"we_[A-Za-z0-9]{1,64}")
+CURRENCY = re.compile(r"[a-z]{3}")
 
 
-async def adjust_credit(request: Request, customer_id: str) -> HTTPResponse:
-    """Amount in the currency's major unit as typed ("-5.00"); negative gives the customer credit."""
-    form = await checked_form(request)
-    typed = {name: (form.fields.get(name) or "").strip() for name in ("amount", "currency", "description")}
-    currency = typed["currency"].lower()
+@signed_in_action
+async def adjust_credit(request: Request, signed: Signed, customer_id: str) -> HTTPResponse:
+    """The amount as typed in the currency's major unit; "Credit" gives the customer that much
+    (a negative balance transaction), "Debit" adds it to what the customer owes."""
+    back = f"{BASE}/customers/{customer_id}"
+    form = signed.form
+    currency = form.get("currency", "").strip().lower()
+    if not CURRENCY.fullmatch(currency):
+        raise ActionFailed("Enter a three-letter currency code such as usd.", back)
     try:
-        cents = amount_in_minor_units(typed["amount"], currency)
-    except ValueError as problem:
-        return await record_pages.render_customer(
-            request, customer_id, form=typed, error=str(problem), status=400
-        )
+        cents = parse_major(form.get("amount", ""), currency)
+    except AmountError as problem:
+        raise ActionFailed(str(problem), back) from None
+    signed_cents = -cents if form.get("direction", "credit") == "credit" else cents
     message = customer_service_pb2.CreateCustomerBalanceTransactionRequest(
-        caller=form.caller,
+        caller=signed.caller,
         customer_id=customer_id,
-        amount_cents=cents,
+        amount_cents=signed_cents,
         currency=currency,
-        idempotency=form.idempotency,
+        idempotency=idempotency(form, f"/customers/{customer_id}/balance-transactions"),
     )
-    if typed["description"]:
-        message.description = typed["description"]
-    try:
-        await rpc(request, core_of(request).customers.CreateCustomerBalanceTransaction, message)
-    except ApiError as refused:
-        return await record_pages.render_customer(
-            request, customer_id, form=typed, error=refused.message, status=refused.http_status
-        )
-    return redirect(page_url(request, f"/customers/{customer_id}", notice="credit_adjusted"), status=303)
+    description = form.get("description", "").strip()
+    if description:
+        message.description = description
+    call = rpc(request, core_of(request).customers.CreateCustomerBalanceTransaction, message)
+    await core_action(back, call)
+    await store_of(request).flash(signed.session, "The credit balance was adjusted.")
+    return rendering.see_other(back)
 
 
-async def cancel_subscription(request: Request, subscription_id: str) -> HTTPResponse:
-    form = await checked_form(request)
-    at_period_end = form.fields.get("when") == "period_end"
+@signed_in_action
+async def cancel_subscription(request: Request, signed: Signed, subscription_id: str) -> HTTPResponse:
+    back = f"{BASE}/subscriptions/{subscription_id}"
+    at_period_end = signed.form.get("when") == "period_end"
     message = subscription_service_pb2.CancelSubscriptionRequest(
-        caller=form.caller,
+        caller=signed.caller,
         subscription_id=subscription_id,
         at_period_end=at_period_end,
-        prorate=not at_period_end and form.fields.get("prorate") == "true",
-        idempotency=form.idempotency,
+        prorate=not at_period_end and signed.form.get("prorate") == "true",
+        idempotency=idempotency(signed.form, f"/subscriptions/{subscription_id}/cancel"),
     )
-    try:
-        await rpc(request, core_of(request).subscriptions.CancelSubscription, message)
-    except ApiError as refused:
-        return await record_pages.subscription_cancel_page(
-            request, subscription_id, error=refused.message, status=refused.http_status
-        )
-    notice = "subscription_cancels" if at_period_end else "subscription_canceled"
-    return redirect(page_url(request, f"/subscriptions/{subscription_id}", notice=notice), status=303)
+    call = rpc(request, core_of(request).subscriptions.CancelSubscription, message, pin=subscription_id)
+    await core_action(f"{back}/cancel", call)
+    notice = (
+        "The subscription will cancel at the end of its current period."
+        if at_period_end
+        else "The subscription was canceled."
+    )
+    await store_of(request).flash(signed.session, notice)
+    return rendering.see_other(back)
 
 
-async def resend_event(request: Request, event_id: str) -> HTTPResponse:
+@signed_in_action
+async def resend_event(request: Request, signed: Signed, event_id: str) -> HTTPResponse:
     """Back to the endpoint's deliveries when sent from there, otherwise to the event."""
-    form = await checked_form(request)
-    endpoint_id = (form.fields.get("return_to") or "").strip()
-    endpoint_id = endpoint_id if ENDPOINT_ID.fullmatch(endpoint_id) else ""
-    message = webhook_service_pb2.ResendEventRequest(
-        caller=form.caller, event_id=event_id, idempotency=form.idempotency
+    endpoint_id = signed.form.get("return_to", "").strip()
+    back = (
+        f"{BASE}/webhooks/{endpoint_id}"
+        if ENDPOINT_ID.fullmatch(endpoint_id)
+        else f"{BASE}/events/{event_id}"
     )
-    try:
-        reply = await rpc(request, core_of(request).webhooks.ResendEvent, message)
-    except ApiError as refused:
-        if endpoint_id:
-            return await record_pages.webhook_endpoint_page(
-                request, endpoint_id, error=refused.message, status=refused.http_status
-            )
-        return await record_pages.event_page(request, event_id, error=refused.message, status=refused.http_status)
-    notice = "resent" if reply.response.deliveries else "resent_nowhere"
-    back = f"/webhooks/{endpoint_id}" if ENDPOINT_ID.fullmatch(endpoint_id) else f"/events/{event_id}"
-    return redirect(page_url(request, back, notice=notice), status=303)
+    message = webhook_service_pb2.ResendEventRequest(
+        caller=signed.caller,
+        event_id=event_id,
+        idempotency=idempotency(signed.form, f"/events/{event_id}/resend"),
+    )
+    reply = await core_action(back, rpc(request, core_of(request).webhooks.ResendEvent, message))
+    notice = (
+        "The event was queued for delivery again."
+        if reply.response.deliveries
+        else "No endpoint listens to this event's type now, so nothing was sent."
+    )
+    await store_of(request).flash(signed.session, notice)
+    return rendering.see_other(back)

@@ -4,188 +4,164 @@ balance, payouts, webhooks and events — reads only; their actions are in recor
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from connect import errors
 from sanic import Request
 from sanic.response import HTTPResponse
 
-from http_gateway.dashboard import billing_reads, money_reads
-from http_gateway.dashboard.record_kit import caller_of, render_page
+from http_gateway.dashboard import billing_reads, money_reads, rendering
+from http_gateway.dashboard.access import Signed, page_flash, signed_in_page
+from http_gateway.dashboard.billing_reads import Listing
+from http_gateway.dashboard.pagination import Pagination, page_cursor, query_value
+from http_gateway.edge.errors import ApiError
 
 
-NOTICES = {
-    "credit_adjusted": "The credit balance was adjusted.",
-    "subscription_canceled": "The subscription was canceled.",
-    "subscription_cancels": "The subscription will cancel at the end of its current period.",
-    "resent": "The event was queued for delivery again.",
-    "resent_nowhere": "No endpoint listens to this event's type now, so nothing was sent.",
-}
+async def _render(request: Request, signed: Signed, template: str, **context: Any) -> HTTPResponse:
+    flash = await page_flash(request, signed)
+    return rendering.render(request, template, context, session=signed.session, flash=flash)
 
 
-def _arg(request: Request, name: str) -> str:
-    return (request.args.get(name) or "").strip()[:200]
+def _pages(request: Request, listing: Listing, **keep: str) -> Pagination:
+    return Pagination.of(request, listing.ids, listing.has_more, keep=keep)
 
 
-def _notice(request: Request, given: str) -> str:
-    """A message the page shows after an action redirected here (`?notice=`), never free text."""
-    return given or NOTICES.get(_arg(request, "notice"), "")
-
-
-async def customers_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after, email = _arg(request, "after"), _arg(request, "email")
-    listing = await billing_reads.customers(request, caller, after, email)
-    return await render_page(request, "customers.html", listing=listing, after=after, email=email)
-
-
-async def customer_page(request: Request, customer_id: str) -> HTTPResponse:
-    return await render_customer(request, customer_id)
-
-
-async def render_customer(
-    request: Request,
-    customer_id: str,
-    *,
-    form: dict[str, str] | None = None,
-    notice: str = "",
-    error: str = "",
-    status: int = 200,
-) -> HTTPResponse:
-    caller = await caller_of(request)
-    customer = await billing_reads.customer(request, caller, customer_id)
-    credits = await billing_reads.credit_transactions(
-        request, caller, customer_id, _arg(request, "credits_after")
+@signed_in_page
+async def customers(request: Request, signed: Signed) -> HTTPResponse:
+    email = query_value(request, "email")
+    listing = await billing_reads.customers(request, signed.caller, page_cursor(request), email)
+    pagination = _pages(request, listing, email=email)
+    return await _render(
+        request, signed, "customers.html", listing=listing, pagination=pagination, email=email
     )
+
+
+@signed_in_page
+async def customer(request: Request, signed: Signed, customer_id: str) -> HTTPResponse:
+    caller = signed.caller
+    found = await billing_reads.customer(request, caller, customer_id)
+    credits = await billing_reads.credit_transactions(request, caller, customer_id, page_cursor(request))
     methods = await billing_reads.payment_methods(request, caller, customer_id)
-    subscriptions = await billing_reads.subscriptions(request, caller, "", customer_id=customer_id)
+    subs = await billing_reads.subscriptions(request, caller, "", customer_id=customer_id)
     invoices = await billing_reads.invoices(request, caller, "", customer_id=customer_id)
-    currencies = list(customer["credit_balance"])
-    blank = {"amount": "", "currency": currencies[0] if currencies else "usd", "description": ""}
-    return await render_page(
+    currencies = list(found["credit_balance"])
+    return await _render(
         request,
+        signed,
         "customer.html",
-        status=status,
-        customer=customer,
+        customer=found,
         credits=credits,
+        pagination=_pages(request, credits),
         methods=methods,
-        subscriptions=subscriptions,
+        subscriptions=subs,
         invoices=invoices,
-        form=form or blank,
-        notice=_notice(request, notice),
-        error=error,
+        currency=currencies[0] if currencies else "usd",
     )
 
 
-async def subscriptions_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after, customer_id = _arg(request, "after"), _arg(request, "customer")
-    listing = await billing_reads.subscriptions(request, caller, after, customer_id=customer_id)
-    return await render_page(
-        request, "subscriptions.html", listing=listing, after=after, customer_id=customer_id
+@signed_in_page
+async def subscriptions(request: Request, signed: Signed) -> HTTPResponse:
+    customer_id = query_value(request, "customer")
+    listing = await billing_reads.subscriptions(
+        request, signed.caller, page_cursor(request), customer_id=customer_id
+    )
+    pagination = _pages(request, listing, customer=customer_id)
+    return await _render(
+        request, signed, "subscriptions.html", listing=listing, pagination=pagination, customer_id=customer_id
     )
 
 
-async def subscription_page(
-    request: Request, subscription_id: str, *, notice: str = "", error: str = "", status: int = 200
-) -> HTTPResponse:
-    caller = await caller_of(request)
-    sub = await billing_reads.subscription(request, caller, subscription_id)
-    invoices = await billing_reads.invoices(request, caller, "", subscription_id=subscription_id)
-    return await render_page(
+@signed_in_page
+async def subscription(request: Request, signed: Signed, subscription_id: str) -> HTTPResponse:
+    sub = await billing_reads.subscription(request, signed.caller, subscription_id)
+    invoices = await billing_reads.invoices(request, signed.caller, "", subscription_id=subscription_id)
+    return await _render(request, signed, "subscription.html", sub=sub, invoices=invoices)
+
+
+@signed_in_page
+async def subscription_cancel(request: Request, signed: Signed, subscription_id: str) -> HTTPResponse:
+    """The confirmation before a cancellation: nothing ends from a single click."""
+    sub = await billing_reads.subscription(request, signed.caller, subscription_id)
+    return await _render(request, signed, "subscription_cancel.html", sub=sub)
+
+
+@signed_in_page
+async def invoices(request: Request, signed: Signed) -> HTTPResponse:
+    customer_id = query_value(request, "customer")
+    listing = await billing_reads.invoices(
+        request, signed.caller, page_cursor(request), customer_id=customer_id
+    )
+    pagination = _pages(request, listing, customer=customer_id)
+    return await _render(
+        request, signed, "invoices.html", listing=listing, pagination=pagination, customer_id=customer_id
+    )
+
+
+@signed_in_page
+async def invoice(request: Request, signed: Signed, invoice_id: str) -> HTTPResponse:
+    inv = await billing_reads.invoice(request, signed.caller, invoice_id)
+    charge = await billing_reads.charge_or_none(request, signed.caller, inv.get("charge") or "")
+    return await _render(request, signed, "invoice.html", inv=inv, charge=charge)
+
+
+@signed_in_page
+async def balance(request: Request, signed: Signed) -> HTTPResponse:
+    amounts = await money_reads.balance(request, signed.caller)
+    listing = await money_reads.balance_transactions(request, signed.caller, page_cursor(request))
+    return await _render(
+        request, signed, "balance.html", balance=amounts, listing=listing, pagination=_pages(request, listing)
+    )
+
+
+@signed_in_page
+async def payouts(request: Request, signed: Signed) -> HTTPResponse:
+    merchant = await money_reads.merchant(request, signed.merchant_id)
+    listing = await money_reads.payouts(request, signed.caller, page_cursor(request))
+    return await _render(
         request,
-        "subscription.html",
-        status=status,
-        sub=sub,
-        invoices=invoices,
-        notice=_notice(request, notice),
-        error=error,
+        signed,
+        "payouts.html",
+        merchant=merchant,
+        listing=listing,
+        pagination=_pages(request, listing),
     )
 
 
-async def subscription_cancel_page(
-    request: Request, subscription_id: str, *, error: str = "", status: int = 200
-) -> HTTPResponse:
-    caller = await caller_of(request)
-    sub = await billing_reads.subscription(request, caller, subscription_id)
-    return await render_page(request, "subscription_cancel.html", status=status, sub=sub, error=error)
+@signed_in_page
+async def webhooks(request: Request, signed: Signed) -> HTTPResponse:
+    endpoints = await money_reads.webhook_endpoints(request, signed.caller)
+    return await _render(request, signed, "webhooks.html", endpoints=endpoints)
 
 
-async def invoices_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after, customer_id = _arg(request, "after"), _arg(request, "customer")
-    listing = await billing_reads.invoices(request, caller, after, customer_id=customer_id)
-    return await render_page(request, "invoices.html", listing=listing, after=after, customer_id=customer_id)
-
-
-async def invoice_page(request: Request, invoice_id: str) -> HTTPResponse:
-    caller = await caller_of(request)
-    inv = await billing_reads.invoice(request, caller, invoice_id)
-    charge = await billing_reads.charge_or_none(request, caller, inv.get("charge") or "")
-    return await render_page(request, "invoice.html", inv=inv, charge=charge)
-
-
-async def balance_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after = _arg(request, "after")
-    balance = await money_reads.balance(request, caller)
-    listing = await money_reads.balance_transactions(request, caller, after)
-    return await render_page(request, "balance.html", balance=balance, listing=listing, after=after)
-
-
-async def payouts_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after = _arg(request, "after")
-    merchant = await money_reads.merchant(request, caller.merchant_id)
-    listing = await money_reads.payouts(request, caller, after)
-    return await render_page(request, "payouts.html", merchant=merchant, listing=listing, after=after)
-
-
-async def webhooks_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    endpoints = await money_reads.webhook_endpoints(request, caller)
-    return await render_page(request, "webhooks.html", endpoints=endpoints)
-
-
-async def webhook_endpoint_page(
-    request: Request, endpoint_id: str, *, notice: str = "", error: str = "", status: int = 200
-) -> HTTPResponse:
-    caller = await caller_of(request)
-    after = _arg(request, "after")
-    endpoints = await money_reads.webhook_endpoints(request, caller)
+@signed_in_page
+async def webhook_endpoint(request: Request, signed: Signed, endpoint_id: str) -> HTTPResponse:
+    endpoints = await money_reads.webhook_endpoints(request, signed.caller)
     endpoint = next((e for e in endpoints if e["id"] == endpoint_id), None)
     if endpoint is None:
-        return await render_page(request, "record_missing.html", status=404, what="webhook endpoint")
-    listing = await money_reads.webhook_deliveries(request, caller, endpoint_id, after)
-    return await render_page(
+        raise ApiError.of(errors.RESOURCE_MISSING, f"No such webhook endpoint: '{endpoint_id}'")
+    listing = await money_reads.webhook_deliveries(request, signed.caller, endpoint_id, page_cursor(request))
+    return await _render(
         request,
+        signed,
         "webhook_endpoint.html",
-        status=status,
         endpoint=endpoint,
         listing=listing,
-        after=after,
-        notice=_notice(request, notice),
-        error=error,
+        pagination=_pages(request, listing),
     )
 
 
-async def events_page(request: Request) -> HTTPResponse:
-    caller = await caller_of(request)
-    after, event_type = _arg(request, "after"), _arg(request, "type")
-    listing = await money_reads.events(request, caller, after, event_type)
-    return await render_page(request, "events.html", listing=listing, after=after, event_type=event_type)
-
-
-async def event_page(
-    request: Request, event_id: str, *, notice: str = "", error: str = "", status: int = 200
-) -> HTTPResponse:
-    caller = await caller_of(request)
-    event = await money_reads.event(request, caller, event_id)
-    payload = json.dumps(event, indent=2, sort_keys=True)
-    return await render_page(
-        request,
-        "event.html",
-        status=status,
-        event=event,
-        payload=payload,
-        notice=_notice(request, notice),
-        error=error,
+@signed_in_page
+async def events(request: Request, signed: Signed) -> HTTPResponse:
+    event_type = query_value(request, "type")
+    listing = await money_reads.events(request, signed.caller, page_cursor(request), event_type)
+    pagination = _pages(request, listing, type=event_type)
+    return await _render(
+        request, signed, "events.html", listing=listing, pagination=pagination, event_type=event_type
     )
+
+
+@signed_in_page
+async def event(request: Request, signed: Signed, event_id: str) -> HTTPResponse:
+    found = await money_reads.event(request, signed.caller, event_id)
+    payload = json.dumps(found, indent=2, sort_keys=True)
+    return await _render(request, signed, "event.html", event=found, payload=payload)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sanic import Blueprint
 
-from http_gateway.dashboard import home, sign_in
+from http_gateway.dashboard import home, record_routes, sign_in
 from http_gateway.dashboard.navigation import BASE
 from http_gateway.dashboard.rendering import ASSETS
 
@@ -18,5 +18,6 @@ def blueprint() -> Blueprint:
     bp.add_route(sign_in.switch_mode, "/mode", methods=["POST"], name="switch_mode")
     bp.add_route(ASSETS.serve, "/assets/<name>", methods=["GET"], name="asset")
     bp.add_route(home.home, "", methods=["GET"], name="home", strict_slashes=False)
+    record_routes.add(bp)  # customers, subscriptions, invoices, balance, payouts, webhooks, events
     bp.add_route(home.not_found, "/<rest:path>", methods=["GET"], name="not_found")
     return bp

@@ -23,8 +23,9 @@ CURRENCY = re.compile(r"[a-z]{3}")
 
 @signed_in_action
 async def adjust_credit(request: Request, signed: Signed, customer_id: str) -> HTTPResponse:
-    """The amount as typed in the currency's major unit; "Credit" gives the customer that much
-    (a negative balance transaction), "Debit" adds it to what the customer owes."""
+    """The amount as typed in the currency's major unit; "Credit" adds it to the customer's credit
+    (a positive balance transaction, DESIGN §10.1), "Debit" takes it off (never below zero: the core's
+    rule)."""
     back = f"{BASE}/customers/{customer_id}"
     form = signed.form
     currency = form.get("currency", "").strip().lower()
@@ -34,7 +35,7 @@ async def adjust_credit(request: Request, signed: Signed, customer_id: str) -> H
         cents = parse_major(form.get("amount", ""), currency)
     except AmountError as problem:
         raise ActionFailed(str(problem), back) from None
-    signed_cents = -cents if form.get("direction", "credit") == "credit" else cents
+    signed_cents = cents if form.get("direction", "credit") == "credit" else -cents
     message = customer_service_pb2.CreateCustomerBalanceTransactionRequest(
         caller=signed.caller,
         customer_id=customer_id,

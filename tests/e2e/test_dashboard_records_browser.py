@@ -264,3 +264,38 @@ def test_cancel_asks_for_confirmation_then_cancels(
     sub = ok(client.get(f"{API}/subscriptions/{business.subscription_id}", headers=business.merchant.auth))
     assert sub["status"] == "CANCELED"
     expect(page.get_by_role("link", name="Cancel subscription")).to_have_count(0)
+
+
+def test_lists_page_by_twenty_and_empty_lists_say_what_to_do(
+    browser: Browser, api: httpx.Client, gateway_process: Any
+) -> None:
+    """A merchant of its own, so the shared one's lists keep their first page."""
+    merchant = sign_up(api)
+    made = [
+        ok(api.post(f"{API}/customers", json={"email": f"p{n}@example.com"}, headers=merchant.auth), 201)
+        for n in range(21)
+    ]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=gateway_process.base_url)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    try:
+        browser_sign_in(page, gateway_process.base_url, merchant.email, PASSWORD)
+        page.goto(f"{DASHBOARD}/customers")
+        rows = page.get_by_role("table", name="Customers").locator("tbody tr")
+        expect(rows).to_have_count(20)
+        page.get_by_role("navigation", name="Pages").get_by_role("link", name="Next page").click()
+        expect(rows).to_have_count(1)
+        first_page_ids = {c["id"] for c in made}
+        assert rows.first.get_by_role("link").inner_text() in first_page_ids
+        expect(page.get_by_role("link", name="First page")).to_be_visible()
+        expect(page.get_by_role("link", name="Next page")).to_have_count(0)
+
+        page.goto(f"{DASHBOARD}/subscriptions")
+        expect(
+            page.get_by_text("No subscriptions yet. Create a price, then POST /v1/subscriptions")
+        ).to_be_visible()
+        page.goto(f"{DASHBOARD}/webhooks")
+        expect(page.get_by_text("No webhook endpoints. Add one with POST /v1/webhooks")).to_be_visible()
+        _accessible(page)
+    finally:
+        context.close()

@@ -15,7 +15,7 @@ from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import Clock, FirstClaim, IdCollision, TurnWrite
 from core_server.kernel.domain.environment import Environment
-from core_server.payments.application.ports import ChargeQuery, PaymentRequest
+from core_server.payments.application.ports import ChargeQuery, DayVolume, PaymentRequest
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge, ChargeStatus
 from core_server.payments.domain.payment import PaymentOutcome
 from core_server.payments.processors.sandbox_processor import SandboxProcessor
@@ -183,6 +183,10 @@ class FakeChargeRepository:
             and (query.status is None or charge.status is query.status)
             and (query.created_after is None or charge.created > query.created_after)
             and (query.created_before is None or charge.created < query.created_before)
+            and (
+                query.customer_email is None
+                or (charge.customer_email or "").lower() == query.customer_email.lower()
+            )
         ]
         matching.sort(key=self._position, reverse=True)  # newest first, ties in insertion order
         page = matching
@@ -199,6 +203,20 @@ class FakeChargeRepository:
     async def cursor_exists(self, query: ChargeQuery) -> bool:
         row = self._rows.get(query.starting_after or "")
         return row is not None and _owned_by(row[0], query.merchant_id, query.environment)
+
+    async def daily_volume(
+        self, merchant_id: str, environment: Environment, since: datetime, until: datetime
+    ) -> builtins.list[DayVolume]:
+        sums: dict[tuple[datetime, str], tuple[int, int]] = {}
+        for charge, _ in self._rows.values():
+            at, captured = charge.captured_at, charge.amount_captured
+            if not _owned_by(charge, merchant_id, environment) or at is None or captured is None:
+                continue
+            if since <= at < until:
+                key = (at.replace(hour=0, minute=0, second=0, microsecond=0), charge.currency)
+                amount, count = sums.get(key, (0, 0))
+                sums[key] = (amount + captured, count + 1)
+        return [DayVolume(day, cur, amount, n) for (day, cur), (amount, n) in sorted(sums.items())]
 
     async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
         due: builtins.list[tuple[datetime, str]] = []

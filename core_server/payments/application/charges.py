@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from core_server.actors import ActorRegistry
@@ -18,7 +18,7 @@ from core_server.kernel.application.ports import (
     IdempotencyRequest,
     TurnWrite,
 )
-from core_server.kernel.domain.errors import DomainError
+from core_server.kernel.domain.errors import DomainError, ParameterInvalid
 from core_server.kernel.domain.ids import IdSpaceExhausted, id_candidates
 from core_server.payments.application.charge_commands import (
     CaptureCharge,
@@ -28,7 +28,7 @@ from core_server.payments.application.charge_commands import (
     VoidCharge,
 )
 from core_server.payments.application.charge_view import ChargeViews
-from core_server.payments.application.ports import ChargeQuery, ChargeRepository
+from core_server.payments.application.ports import ChargeQuery, ChargeRepository, DayVolume
 from core_server.payments.domain.charge import Charge, ChargeStatus
 from core_server.payments.domain.charge_input import validate_charge_draft
 from core_server.payments.domain.dispute import Dispute
@@ -37,6 +37,9 @@ from core_server.payments.domain.ids import is_charge_id
 from core_server.payments.domain.refund import Refund
 
 T = TypeVar("T")
+
+DEFAULT_VOLUME_DAYS = 30
+MAX_VOLUME_DAYS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,7 @@ class ChargeService:
         created_after: int | None,
         created_before: int | None,
         starting_after: str | None,
+        customer_email: str | None = None,
     ) -> Page[Charge]:
         now = await self._merchant_now(owner)
         query = ChargeQuery(
@@ -140,10 +144,25 @@ class ChargeService:
             created_before=unix_bound(created_before, "created_before"),
             starting_after=starting_after or None,
             seen_at=now,
+            customer_email=customer_email.strip()[:254] if customer_email else None,
         )
         await require_cursor(query.starting_after, "charge", lambda _: self._charges.cursor_exists(query))
         page = await self._charges.list(query)
         return Page([charge.seen_at(now) for charge in page.items], page.has_more, page.total_count)
+
+    async def daily_volume(self, owner: Owner, days: int) -> tuple[datetime, int, Sequence[DayVolume]]:
+        """(first day, day count, volumes): the last `days` UTC days at the merchant's time, today
+        included; 0 means 30, and more than 90 is refused."""
+        count = days or DEFAULT_VOLUME_DAYS
+        if not 1 <= count <= MAX_VOLUME_DAYS:
+            raise ParameterInvalid(f"days must be between 1 and {MAX_VOLUME_DAYS}.", param="days")
+        now = await self._merchant_now(owner)
+        today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        first = today - timedelta(days=count - 1)
+        volumes = await self._charges.daily_volume(
+            owner.merchant_id, owner.environment, first, today + timedelta(days=1)
+        )
+        return first, count, volumes
 
     async def _merchant_now(self, owner: Owner) -> datetime:
         return (await self._clocks.resolve(owner.merchant_id, owner.environment)).now()

@@ -27,6 +27,18 @@ class ChargeQuery:
     starting_after: str | None = None
     seen_at: datetime | None = None
     """The merchant's time: a `status` filter matches the status a read at that time shows."""
+    customer_email: str | None = None
+    """Only charges of this customer e-mail, compared case-insensitively (the dashboard's search)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DayVolume:
+    """Captured amounts of one UTC day in one currency."""
+
+    day: datetime
+    currency: str
+    amount: int
+    count: int
 
 
 class ChargeRepository(Protocol):
@@ -48,6 +60,11 @@ class ChargeRepository(Protocol):
 
     async def cursor_exists(self, query: ChargeQuery) -> bool:
         """Whether `starting_after` names a charge of the same merchant and environment."""
+
+    async def daily_volume(
+        self, merchant_id: str, environment: Environment, since: datetime, until: datetime
+    ) -> Sequence[DayVolume]:
+        """Per (UTC day, currency), the captures with `since <= captured_at < until`, oldest first."""
 
     async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
         """Checkouts past 24 h and holds past 7 days, at each merchant's time for real time `now`."""

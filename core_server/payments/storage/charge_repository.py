@@ -16,8 +16,9 @@ from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
+from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
-from core_server.payments.application.ports import ChargeQuery, InvoiceAttemptTaken
+from core_server.payments.application.ports import ChargeQuery, DayVolume, InvoiceAttemptTaken
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.refund import Refund
@@ -55,6 +56,7 @@ WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
     + """ = %(status)s))
   AND (%(created_after)s::timestamptz IS NULL OR created_at > %(created_after)s)
   AND (%(created_before)s::timestamptz IS NULL OR created_at < %(created_before)s)
+  AND (%(customer_email)s::text IS NULL OR lower(customer_email) = lower(%(customer_email)s))
 """
 )
 _PAGE = (
@@ -86,6 +88,16 @@ LEFT JOIN LATERAL ("""
 ORDER BY p.created_at DESC, p.seq DESC
 """
 )
+# Volume per UTC day and currency: the listing index narrows to the merchant and environment.
+_DAILY_VOLUME = """
+SELECT date_trunc('day', captured_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day, currency,
+       sum(amount_captured)::bigint AS amount, count(*) AS n
+FROM charges
+WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
+  AND captured_at >= %(since)s AND captured_at < %(until)s AND amount_captured IS NOT NULL
+GROUP BY 1, 2
+ORDER BY 1, 2
+"""
 _CURSOR_EXISTS = (
     "SELECT 1 FROM charges WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s "
     "AND environment = %(environment)s"
@@ -212,6 +224,7 @@ class PgChargeRepository:
             "limit": query.limit + 1,
             "seen_at": query.seen_at,
             "hold_start": query.seen_at - AUTHORIZATION_HOLD if query.seen_at else None,
+            "customer_email": query.customer_email,
         }
         async with self._scans.slot(query.merchant_id), self._pool.connection() as conn:
             rows = await (await conn.execute(_LIST, params)).fetchall()
@@ -229,6 +242,20 @@ class PgChargeRepository:
         }
         async with self._pool.connection() as conn:
             return await (await conn.execute(_CURSOR_EXISTS, params)).fetchone() is not None
+
+    @wraps_psycopg_errors
+    async def daily_volume(
+        self, merchant_id: str, environment: Environment, since: datetime, until: datetime
+    ) -> builtins.list[DayVolume]:
+        params = {
+            "merchant_id": merchant_id,
+            "environment": environment.value,
+            "since": since,
+            "until": until,
+        }
+        async with self._scans.slot(merchant_id), self._pool.connection() as conn:
+            rows = await (await conn.execute(_DAILY_VOLUME, params)).fetchall()
+        return [DayVolume(row["day"], row["currency"], row["amount"], row["n"]) for row in rows]
 
     @wraps_psycopg_errors
     async def due_for_expiry(

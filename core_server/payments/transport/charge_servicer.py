@@ -80,6 +80,7 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             created_after=_optional(request, "created_after"),
             created_before=_optional(request, "created_before"),
             starting_after=request.starting_after or None,
+            customer_email=_optional(request, "customer_email"),
         )
         return pb.ListChargesResponse(
             charges=[charge_to_pb(c, self._views) for c in page.items],
@@ -159,3 +160,19 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             lambda dispute: build(dispute).SerializeToString(),
         )
         return answer(context, pb.CloseDisputeResponse, result, build)
+
+    @rpc
+    async def DailyVolume(
+        self, request: pb.DailyVolumeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.DailyVolumeResponse:
+        first, count, volumes = await self._charges.daily_volume(
+            owner_from_caller(request.caller), request.days
+        )
+        return pb.DailyVolumeResponse(
+            days=[
+                pb.DayVolume(day=int(v.day.timestamp()), currency=v.currency, amount=v.amount, count=v.count)
+                for v in volumes
+            ],
+            first_day=int(first.timestamp()),
+            day_count=count,
+        )

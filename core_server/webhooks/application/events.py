@@ -27,7 +27,13 @@ class EventService:
         self._clocks = clocks
 
     async def list(
-        self, owner: Owner, *, limit: int, type_filter: str | None, starting_after: str | None
+        self,
+        owner: Owner,
+        *,
+        limit: int,
+        type_filter: str | None,
+        starting_after: str | None,
+        object_id: str | None = None,
     ) -> Page[StoredEvent]:
         exact, prefix = parse_type_filter(type_filter) if type_filter else (None, None)
         query = EventQuery(
@@ -37,6 +43,7 @@ class EventService:
             type=exact,
             type_prefix=prefix,
             starting_after=starting_after or None,
+            object_id=object_id or None,
         )
         if query.starting_after is not None and not (
             EVENT_ID_RE.match(query.starting_after) and await self._events.cursor_exists(query)

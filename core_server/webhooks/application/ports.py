@@ -73,6 +73,7 @@ class EventQuery:
     type: str | None = None
     type_prefix: str | None = None
     starting_after: str | None = None
+    object_id: str | None = None
 
 
 class EventRepository(Protocol):

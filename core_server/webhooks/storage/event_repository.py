@@ -22,6 +22,7 @@ SELECT * FROM events
 WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
   AND (%(type)s::text IS NULL OR type = %(type)s)
   AND (%(prefix)s::text IS NULL OR starts_with(type, %(prefix)s))
+  AND (%(object_id)s::text IS NULL OR object_id = %(object_id)s)
   AND (%(cursor)s::text IS NULL OR seq < (
         SELECT seq FROM events
         WHERE id = %(cursor)s AND merchant_id = %(merchant_id)s AND environment = %(environment)s))
@@ -52,6 +53,7 @@ def _params(query: EventQuery) -> dict[str, Any]:
         "type": query.type,
         "prefix": query.type_prefix,
         "cursor": query.starting_after,
+        "object_id": query.object_id,
         "limit": query.limit + 1,
     }
 

@@ -149,6 +149,7 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
             limit=request.limit,
             type_filter=request.type or None,
             starting_after=request.starting_after or None,
+            object_id=request.object_id or None,
         )
         return pb.ListEventsResponse(events=[event_to_pb(e) for e in page.items], has_more=page.has_more)
 

@@ -58,20 +58,22 @@ class GetChargeResponse(_message.Message):
     def __init__(self, charge: _Optional[_Union[_charge_pb2.Charge, _Mapping]] = ...) -> None: ...
 
 class ListChargesRequest(_message.Message):
-    __slots__ = ("caller", "status", "limit", "created_after", "created_before", "starting_after")
+    __slots__ = ("caller", "status", "limit", "created_after", "created_before", "starting_after", "customer_email")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
     CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CUSTOMER_EMAIL_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     status: _charge_pb2.ChargeStatus
     limit: int
     created_after: int
     created_before: int
     starting_after: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., status: _Optional[_Union[_charge_pb2.ChargeStatus, str]] = ..., limit: _Optional[int] = ..., created_after: _Optional[int] = ..., created_before: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
+    customer_email: str
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., status: _Optional[_Union[_charge_pb2.ChargeStatus, str]] = ..., limit: _Optional[int] = ..., created_after: _Optional[int] = ..., created_before: _Optional[int] = ..., starting_after: _Optional[str] = ..., customer_email: _Optional[str] = ...) -> None: ...
 
 class ListChargesResponse(_message.Message):
     __slots__ = ("charges", "has_more", "total_count")
@@ -172,3 +174,33 @@ class CloseDisputeResponse(_message.Message):
     DISPUTE_FIELD_NUMBER: _ClassVar[int]
     dispute: _charge_pb2.Dispute
     def __init__(self, dispute: _Optional[_Union[_charge_pb2.Dispute, _Mapping]] = ...) -> None: ...
+
+class DailyVolumeRequest(_message.Message):
+    __slots__ = ("caller", "days")
+    CALLER_FIELD_NUMBER: _ClassVar[int]
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    caller: _common_pb2.Caller
+    days: int
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., days: _Optional[int] = ...) -> None: ...
+
+class DayVolume(_message.Message):
+    __slots__ = ("day", "currency", "amount", "count")
+    DAY_FIELD_NUMBER: _ClassVar[int]
+    CURRENCY_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    day: int
+    currency: str
+    amount: int
+    count: int
+    def __init__(self, day: _Optional[int] = ..., currency: _Optional[str] = ..., amount: _Optional[int] = ..., count: _Optional[int] = ...) -> None: ...
+
+class DailyVolumeResponse(_message.Message):
+    __slots__ = ("days", "first_day", "day_count")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_DAY_FIELD_NUMBER: _ClassVar[int]
+    DAY_COUNT_FIELD_NUMBER: _ClassVar[int]
+    days: _containers.RepeatedCompositeFieldContainer[DayVolume]
+    first_day: int
+    day_count: int
+    def __init__(self, days: _Optional[_Iterable[_Union[DayVolume, _Mapping]]] = ..., first_day: _Optional[int] = ..., day_count: _Optional[int] = ...) -> None: ...

@@ -75,6 +75,11 @@ class ChargeServiceStub:
                 request_serializer=connect_dot_v1_dot_charge__service__pb2.CloseDisputeRequest.SerializeToString,
                 response_deserializer=connect_dot_v1_dot_charge__service__pb2.CloseDisputeResponse.FromString,
                 _registered_method=True)
+        self.DailyVolume = channel.unary_unary(
+                '/connect.v1.ChargeService/DailyVolume',
+                request_serializer=connect_dot_v1_dot_charge__service__pb2.DailyVolumeRequest.SerializeToString,
+                response_deserializer=connect_dot_v1_dot_charge__service__pb2.DailyVolumeResponse.FromString,
+                _registered_method=True)
 
 
 class ChargeServiceServicer:
@@ -137,6 +142,14 @@ class ChargeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DailyVolume(self, request, context):
+        """The caller's captured volume per day and currency over the last days, at the merchant's time
+        (the dashboard's home chart).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ChargeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +192,11 @@ def add_ChargeServiceServicer_to_server(servicer, server):
                     servicer.CloseDispute,
                     request_deserializer=connect_dot_v1_dot_charge__service__pb2.CloseDisputeRequest.FromString,
                     response_serializer=connect_dot_v1_dot_charge__service__pb2.CloseDisputeResponse.SerializeToString,
+            ),
+            'DailyVolume': grpc.unary_unary_rpc_method_handler(
+                    servicer.DailyVolume,
+                    request_deserializer=connect_dot_v1_dot_charge__service__pb2.DailyVolumeRequest.FromString,
+                    response_serializer=connect_dot_v1_dot_charge__service__pb2.DailyVolumeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -398,6 +416,33 @@ class ChargeService:
             '/connect.v1.ChargeService/CloseDispute',
             connect_dot_v1_dot_charge__service__pb2.CloseDisputeRequest.SerializeToString,
             connect_dot_v1_dot_charge__service__pb2.CloseDisputeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DailyVolume(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/connect.v1.ChargeService/DailyVolume',
+            connect_dot_v1_dot_charge__service__pb2.DailyVolumeRequest.SerializeToString,
+            connect_dot_v1_dot_charge__service__pb2.DailyVolumeResponse.FromString,
             options,
             channel_credentials,
             insecure,

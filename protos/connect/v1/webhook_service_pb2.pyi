@@ -121,16 +121,18 @@ class ListWebhookDeliveriesResponse(_message.Message):
     def __init__(self, deliveries: _Optional[_Iterable[_Union[_webhook_pb2.WebhookDelivery, _Mapping]]] = ..., has_more: _Optional[bool] = ...) -> None: ...
 
 class ListEventsRequest(_message.Message):
-    __slots__ = ("caller", "type", "limit", "starting_after")
+    __slots__ = ("caller", "type", "limit", "starting_after", "object_id")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     type: str
     limit: int
     starting_after: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., type: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
+    object_id: str
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., type: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ..., object_id: _Optional[str] = ...) -> None: ...
 
 class ListEventsResponse(_message.Message):
     __slots__ = ("events", "has_more")

@@ -141,4 +141,20 @@ def test_health_metrics_and_nothing_unexpected(routes):
         | PAGE_ROUTES
         | {("GET", "healthz"), ("GET", "metrics"), ("GET", "openapi.json")}
     )
-    assert routes - {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS")} == expected
+    # The dashboard's pages live under dashboard/ (its own tests name them; see test below).
+    pages = {(m, p) for m, p in routes if m in ("HEAD", "OPTIONS") or p.startswith("dashboard")}
+    assert routes - pages == expected
+
+
+DASHBOARD_ROUTES = {
+    ("GET", "dashboard"),
+    ("GET", "dashboard/sign-in"),
+    ("POST", "dashboard/sign-in"),
+    ("POST", "dashboard/sign-out"),
+    ("POST", "dashboard/mode"),
+    ("GET", "dashboard/assets/<name:str>"),
+}
+
+
+def test_the_dashboard_under_its_own_prefix(routes):
+    assert routes >= DASHBOARD_ROUTES

@@ -18,12 +18,12 @@ from sanic import Request
 from http_gateway.billing.customer_balance import balance_transaction_json
 from http_gateway.billing.serializers import customer_json, payment_method_json
 from http_gateway.dashboard.pagination import PAGE_SIZE
-from http_gateway.edge.errors import ApiError
 from http_gateway.payments.serializers import charge_json
 from http_gateway.pipeline.admission import core_of, rpc
 
 JSON = dict[str, Any]
 SECTION_SIZE = 10
+ATTEMPTS_SHOWN = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +133,10 @@ async def invoice(request: Request, caller: common_pb2.Caller, invoice_id: str) 
     return view
 
 
-async def charge_or_none(request: Request, caller: common_pb2.Caller, charge_id: str) -> JSON | None:
-    """The invoice's latest collection attempt, when it made a charge (a charge the core no longer
-    shows in this mode leaves the attempt count alone on the page)."""
-    if not charge_id:
-        return None
-    message = charge_service_pb2.GetChargeRequest(caller=caller, charge_id=charge_id)
-    try:
-        reply = await rpc(request, core_of(request).charges.GetCharge, message, is_read=True)
-    except ApiError:
-        return None
-    return charge_json(reply.response.charge)
+async def attempts(request: Request, caller: common_pb2.Caller, invoice_id: str) -> list[JSON]:
+    """The invoice's payment attempts: its charges, newest first (dunning makes a handful at most)."""
+    message = charge_service_pb2.ListChargesRequest(
+        caller=caller, limit=ATTEMPTS_SHOWN, invoice_id=invoice_id
+    )
+    reply = await rpc(request, core_of(request).charges.ListCharges, message, is_read=True)
+    return [charge_json(c) for c in reply.response.charges]

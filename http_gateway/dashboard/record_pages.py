@@ -100,8 +100,8 @@ async def invoices(request: Request, signed: Signed) -> HTTPResponse:
 @signed_in_page
 async def invoice(request: Request, signed: Signed, invoice_id: str) -> HTTPResponse:
     inv = await billing_reads.invoice(request, signed.caller, invoice_id)
-    charge = await billing_reads.charge_or_none(request, signed.caller, inv.get("charge") or "")
-    return await _render(request, signed, "invoice.html", inv=inv, charge=charge)
+    charges = await billing_reads.attempts(request, signed.caller, invoice_id)
+    return await _render(request, signed, "invoice.html", inv=inv, charges=charges)
 
 
 @signed_in_page

@@ -37,6 +37,7 @@ class Business:
     charge_id: str
     endpoint_id: str
     event_id: str
+    declined_invoice_id: str
 
 
 def _wait_for(check: Any, what: str, seconds: float = 15.0) -> Any:
@@ -70,6 +71,8 @@ def business(api: httpx.Client, receiver: WebhookReceiver) -> Business:
     endpoint = ok(client.post(f"{API}/webhooks", json=hook, headers=auth), 201)
     customer_id, subscription_id = subscribed(client, merchant)
     invoices = ok(client.get(f"{API}/invoices", params={"customer_id": customer_id}, headers=auth))
+    dunning_customer, _ = subscribed(client, merchant, card="4000000000000341")  # declines later
+    declined = ok(client.get(f"{API}/invoices", params={"customer_id": dunning_customer}, headers=auth))
     charge = authorized_charge(client, merchant, amount=4_200)
     ok(client.post(f"{API}/charges/{charge['id']}/capture", json={}, headers=auth))
     ok(client.post(f"{API}/charges/{charge['id']}/refunds", json={"amount": 700}, headers=auth), 201)
@@ -85,6 +88,7 @@ def business(api: httpx.Client, receiver: WebhookReceiver) -> Business:
         charge["id"],
         endpoint["id"],
         deliveries[-1]["event"],
+        declined["data"][0]["id"],
     )
 
 
@@ -168,7 +172,13 @@ def test_every_billing_and_money_page_shows_the_api_data(page: Page, business: B
     expect(page.get_by_text("Credit applied")).to_be_visible()
     expect(page.get_by_text("Amount due")).to_be_visible()
     expect(page.get_by_role("heading", name="Attempts")).to_be_visible()
-    expect(page.get_by_role("table", name="Latest attempt's charge")).to_contain_text("captured")
+    attempts = page.get_by_role("table", name="Payment attempts").locator("tbody tr")
+    expect(attempts).to_have_count(1)
+    expect(attempts).to_contain_text("captured")
+    page.goto(f"{DASHBOARD}/invoices/{b.declined_invoice_id}")
+    failed = page.get_by_role("table", name="Payment attempts").locator("tbody tr")
+    expect(failed.first).to_contain_text("failed")
+    expect(failed.first).to_contain_text("generic_decline")
     _check(page)
 
     page.goto(f"{DASHBOARD}/balance")

@@ -3,7 +3,6 @@ with the REST serializers so a page shows exactly what the API answers (DESIGN Â
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,10 +14,8 @@ from connect.v1 import (
 )
 from sanic import Request
 
-from http_gateway.billing.customer_balance import balance_transaction_json
-from http_gateway.billing.serializers import customer_json, payment_method_json
 from http_gateway.dashboard.pagination import PAGE_SIZE
-from http_gateway.payments.serializers import charge_json
+from http_gateway.dashboard.record_views import rendered
 from http_gateway.pipeline.admission import core_of, rpc
 
 JSON = dict[str, Any]
@@ -43,7 +40,7 @@ def _listing(rows: list[JSON], has_more: bool) -> Listing:
 
 
 def _objects(messages: Any) -> list[JSON]:
-    return [json.loads(m.object_json) for m in messages]
+    return [rendered(m) for m in messages]
 
 
 async def customers(request: Request, caller: common_pb2.Caller, after: str, email: str = "") -> Listing:
@@ -51,13 +48,13 @@ async def customers(request: Request, caller: common_pb2.Caller, after: str, ema
     if email:
         message.email = email
     reply = await rpc(request, core_of(request).customers.ListCustomers, message, is_read=True)
-    return _listing([customer_json(c) for c in reply.response.customers], reply.response.has_more)
+    return _listing([rendered(c) for c in reply.response.customers], reply.response.has_more)
 
 
 async def customer(request: Request, caller: common_pb2.Caller, customer_id: str) -> JSON:
     message = customer_service_pb2.GetCustomerRequest(caller=caller, customer_id=customer_id)
     reply = await rpc(request, core_of(request).customers.GetCustomer, message, is_read=True)
-    return customer_json(reply.response.customer)
+    return rendered(reply.response.customer)
 
 
 async def payment_methods(request: Request, caller: common_pb2.Caller, customer_id: str) -> Listing:
@@ -65,7 +62,7 @@ async def payment_methods(request: Request, caller: common_pb2.Caller, customer_
         caller=caller, customer_id=customer_id, limit=SECTION_SIZE
     )
     reply = await rpc(request, core_of(request).customers.ListPaymentMethods, message, is_read=True)
-    methods = [payment_method_json(m) for m in reply.response.payment_methods]
+    methods = [rendered(m) for m in reply.response.payment_methods]
     return _listing(methods, reply.response.has_more)
 
 
@@ -78,7 +75,7 @@ async def credit_transactions(
     reply = await rpc(
         request, core_of(request).customers.ListCustomerBalanceTransactions, message, is_read=True
     )
-    rows = [balance_transaction_json(t) for t in reply.response.transactions]
+    rows = [rendered(t) for t in reply.response.transactions]
     return _listing(rows, reply.response.has_more)
 
 
@@ -99,8 +96,7 @@ async def subscriptions(
 async def subscription(request: Request, caller: common_pb2.Caller, subscription_id: str) -> JSON:
     message = subscription_service_pb2.GetSubscriptionRequest(caller=caller, subscription_id=subscription_id)
     reply = await rpc(request, core_of(request).subscriptions.GetSubscription, message, is_read=True)
-    view: JSON = json.loads(reply.response.subscription.object_json)
-    return view
+    return rendered(reply.response.subscription)
 
 
 async def invoices(
@@ -129,8 +125,7 @@ async def invoices(
 async def invoice(request: Request, caller: common_pb2.Caller, invoice_id: str) -> JSON:
     message = subscription_service_pb2.GetInvoiceRequest(caller=caller, invoice_id=invoice_id)
     reply = await rpc(request, core_of(request).subscriptions.GetInvoice, message, is_read=True)
-    view: JSON = json.loads(reply.response.invoice.object_json)
-    return view
+    return rendered(reply.response.invoice)
 
 
 async def attempts(request: Request, caller: common_pb2.Caller, invoice_id: str) -> list[JSON]:
@@ -139,4 +134,4 @@ async def attempts(request: Request, caller: common_pb2.Caller, invoice_id: str)
         caller=caller, limit=ATTEMPTS_SHOWN, invoice_id=invoice_id
     )
     reply = await rpc(request, core_of(request).charges.ListCharges, message, is_read=True)
-    return [charge_json(c) for c in reply.response.charges]
+    return [rendered(c) for c in reply.response.charges]

@@ -86,6 +86,12 @@ async def current_session(request: Request) -> DashboardSession | None:
     return session
 
 
+def session_ended(request: Request) -> HTTPResponse:
+    """A form posted without a live session: nothing was done (a 401 page that links to sign-in, rather
+    than a redirect that would lose what the form said without saying so)."""
+    return rendering.render(request, "session_ended.html", {"sign_in": SIGN_IN}, status=401)
+
+
 Handler = Callable[..., Coroutine[Any, Any, HTTPResponse]]
 
 
@@ -104,14 +110,15 @@ def signed_in_page(handler: Handler) -> Handler:
 
 
 def signed_in_action(handler: Handler) -> Handler:
-    """POST: the session and its anti-forgery token first; a core refusal becomes a flash message
-    on the page the handler names through `ActionFailed`, else the problem page."""
+    """POST: the session and its anti-forgery token first (without a session: the 401 page, nothing
+    done); a core refusal becomes a flash message on the page the handler names through
+    `ActionFailed`, else the problem page."""
 
     @functools.wraps(handler)
     async def action(request: Request, *args: Any, **kwargs: Any) -> HTTPResponse:
         session = await current_session(request)
         if session is None:
-            return sign_in_redirect(request)
+            return session_ended(request)
         form = read_form(request)
         try:
             check_csrf(request, form, session)

@@ -35,6 +35,8 @@ HTML_OPERATIONS = {
     "POST /portal/{token}/subscriptions/{subscription_id}/cancel",
     "GET /portal/{token}/invoices/{invoice_id}",
 }
+# Every operation of the merchant dashboard (docs/dashboard.md) answers people with HTML pages.
+DASHBOARD = "/dashboard"
 NOT_ERRORS = {"GET /healthz"}
 
 
@@ -51,7 +53,8 @@ def error_envelope(ctx: Any, response: Any, case: Any) -> bool | None:
     if status < 400 or label in NOT_ERRORS:
         return None
     content_type = _header(response, "Content-Type")
-    if label in HTML_OPERATIONS and content_type.startswith("text/html"):
+    html_page = label in HTML_OPERATIONS or case.operation.path.startswith(DASHBOARD)
+    if html_page and content_type.startswith("text/html"):
         return None
     assert content_type.startswith("application/json"), f"{status} answered with {content_type!r}"
     try:

@@ -31,6 +31,9 @@ def test_a_page_without_a_session_redirects_to_sign_in(browser_like: httpx.Clien
         response = browser_like.get(path)
         assert response.status_code == 303
         assert response.headers["location"].startswith(f"{BASE}/sign-in?next=")
+    # A form posted without a session does nothing and says so (no redirect that hides it).
+    posted = browser_like.post(f"{BASE}/settings/reset-test-data", data={"csrf_token": "x"})
+    assert posted.status_code == 401 and "Your session has ended" in posted.text
     page = browser_like.get(f"{BASE}/sign-in")
     assert page.status_code == 200
     assert '<label for="email">Email</label>' in page.text

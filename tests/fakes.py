@@ -188,6 +188,7 @@ class FakeChargeRepository:
                 query.customer_email is None
                 or (charge.customer_email or "").lower() == query.customer_email.lower()
             )
+            and (query.invoice_id is None or charge.invoice_id == query.invoice_id)
         ]
         matching.sort(key=self._position, reverse=True)  # newest first, ties in insertion order
         page = matching

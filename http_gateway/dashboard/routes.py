@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sanic import Blueprint
 
-from http_gateway.dashboard import developers, home, payments, settings, sign_in
+from http_gateway.dashboard import developers, home, payments, record_routes, settings, sign_in
 from http_gateway.dashboard.navigation import BASE
 from http_gateway.dashboard.rendering import ASSETS
 
@@ -34,5 +34,6 @@ def blueprint() -> Blueprint:
     )
     bp.add_route(settings.advance_clock, "/settings/clock", methods=post, name="advance_clock")
     bp.add_route(settings.reset_test_data, "/settings/reset-test-data", methods=post, name="reset_test_data")
+    record_routes.add(bp)  # customers, subscriptions, invoices, balance, payouts, webhooks, events
     bp.add_route(home.not_found, "/<rest:path>", methods=get, name="not_found")
     return bp

@@ -133,6 +133,7 @@ class ChargeService:
         created_before: int | None,
         starting_after: str | None,
         customer_email: str | None = None,
+        invoice_id: str | None = None,
     ) -> Page[Charge]:
         now = await self._merchant_now(owner)
         query = ChargeQuery(
@@ -145,6 +146,7 @@ class ChargeService:
             starting_after=starting_after or None,
             seen_at=now,
             customer_email=customer_email.strip()[:254] if customer_email else None,
+            invoice_id=invoice_id.strip()[:100] if invoice_id else None,
         )
         await require_cursor(query.starting_after, "charge", lambda _: self._charges.cursor_exists(query))
         page = await self._charges.list(query)

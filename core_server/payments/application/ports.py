@@ -29,6 +29,8 @@ class ChargeQuery:
     """The merchant's time: a `status` filter matches the status a read at that time shows."""
     customer_email: str | None = None
     """Only charges of this customer e-mail, compared case-insensitively (the dashboard's search)."""
+    invoice_id: str | None = None
+    """Only the payment attempts of this invoice (the dashboard's invoice page)."""
 
 
 @dataclass(frozen=True, slots=True)

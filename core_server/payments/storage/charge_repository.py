@@ -59,6 +59,7 @@ WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
   AND (%(created_after)s::timestamptz IS NULL OR created_at > %(created_after)s)
   AND (%(created_before)s::timestamptz IS NULL OR created_at < %(created_before)s)
   AND (%(customer_email)s::text IS NULL OR lower(customer_email) = lower(%(customer_email)s))
+  AND (%(invoice_id)s::text IS NULL OR invoice_id = %(invoice_id)s)
 """
 )
 _PAGE = (
@@ -220,6 +221,7 @@ class PgChargeRepository:
             "seen_at": query.seen_at,
             "hold_start": query.seen_at - AUTHORIZATION_HOLD if query.seen_at else None,
             "customer_email": query.customer_email,
+            "invoice_id": query.invoice_id,
         }
         async with self._scans.slot(query.merchant_id), self._pool.connection() as conn:
             page = await fetch_counted_page(conn, _LIST, params, query.limit)

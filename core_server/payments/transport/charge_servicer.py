@@ -81,6 +81,7 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             created_before=_optional(request, "created_before"),
             starting_after=request.starting_after or None,
             customer_email=_optional(request, "customer_email"),
+            invoice_id=_optional(request, "invoice_id"),
         )
         return pb.ListChargesResponse(
             charges=[charge_to_pb(c, self._views) for c in page.items],

@@ -26,7 +26,7 @@ from connect.v1 import charge_pb2 as connect_dot_v1_dot_charge__pb2
 from connect.v1 import common_pb2 as connect_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/charge_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/charge.proto\x1a\x17\x63onnect/v1/common.proto\"\x91\x03\n\x13\x43reateChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12?\n\x08metadata\x18\x05 \x03(\x0b\x32-.connect.v1.CreateChargeRequest.MetadataEntry\x12\x12\n\nreturn_url\x18\x06 \x01(\t\x12\x17\n\ncancel_url\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x1b\n\x0e\x63ustomer_email\x18\x08 \x01(\tH\x02\x88\x01\x01\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_cancel_urlB\x11\n\x0f_customer_email\":\n\x14\x43reateChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"I\n\x10GetChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\"7\n\x11GetChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"\xa6\x02\n\x12ListChargesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.connect.v1.ChargeStatus\x12\x12\n\x05limit\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1a\n\rcreated_after\x18\x04 \x01(\x03H\x01\x88\x01\x01\x12\x1b\n\x0e\x63reated_before\x18\x05 \x01(\x03H\x02\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x06 \x01(\t\x12\x1b\n\x0e\x63ustomer_email\x18\x07 \x01(\tH\x03\x88\x01\x01\x42\x08\n\x06_limitB\x10\n\x0e_created_afterB\x11\n\x0f_created_beforeB\x11\n\x0f_customer_email\"a\n\x13ListChargesResponse\x12#\n\x07\x63harges\x18\x01 \x03(\x0b\x32\x12.connect.v1.Charge\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"\x9b\x01\n\x14\x43\x61ptureChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12\x13\n\x06\x61mount\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_amount\";\n\x15\x43\x61ptureChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"\xba\x01\n\x13RefundChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12\x13\n\x06\x61mount\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x13\n\x06reason\x18\x04 \x01(\tH\x01\x88\x01\x01\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_amountB\t\n\x07_reason\"^\n\x14RefundChargeResponse\x12\"\n\x06refund\x18\x01 \x01(\x0b\x32\x12.connect.v1.Refund\x12\"\n\x06\x63harge\x18\x02 \x01(\x0b\x32\x12.connect.v1.Charge\"x\n\x11VoidChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12,\n\x0bidempotency\x18\x03 \x01(\x0b\x32\x17.connect.v1.Idempotency\"8\n\x12VoidChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"{\n\x14\x44isputeChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12,\n\x0bidempotency\x18\x03 \x01(\x0b\x32\x17.connect.v1.Idempotency\"=\n\x15\x44isputeChargeResponse\x12$\n\x07\x64ispute\x18\x01 \x01(\x0b\x32\x13.connect.v1.Dispute\"\x8c\x01\n\x13\x43loseDisputeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\ndispute_id\x18\x02 \x01(\t\x12\x0f\n\x07outcome\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"<\n\x14\x43loseDisputeResponse\x12$\n\x07\x64ispute\x18\x01 \x01(\x0b\x32\x13.connect.v1.Dispute\"F\n\x12\x44\x61ilyVolumeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\"I\n\tDayVolume\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\r\n\x05\x63ount\x18\x04 \x01(\x03\"`\n\x13\x44\x61ilyVolumeResponse\x12#\n\x04\x64\x61ys\x18\x01 \x03(\x0b\x32\x15.connect.v1.DayVolume\x12\x11\n\tfirst_day\x18\x02 \x01(\x03\x12\x11\n\tday_count\x18\x03 \x01(\x05\x32\xeb\x05\n\rChargeService\x12Q\n\x0c\x43reateCharge\x12\x1f.connect.v1.CreateChargeRequest\x1a .connect.v1.CreateChargeResponse\x12H\n\tGetCharge\x12\x1c.connect.v1.GetChargeRequest\x1a\x1d.connect.v1.GetChargeResponse\x12N\n\x0bListCharges\x12\x1e.connect.v1.ListChargesRequest\x1a\x1f.connect.v1.ListChargesResponse\x12T\n\rCaptureCharge\x12 .connect.v1.CaptureChargeRequest\x1a!.connect.v1.CaptureChargeResponse\x12Q\n\x0cRefundCharge\x12\x1f.connect.v1.RefundChargeRequest\x1a .connect.v1.RefundChargeResponse\x12K\n\nVoidCharge\x12\x1d.connect.v1.VoidChargeRequest\x1a\x1e.connect.v1.VoidChargeResponse\x12T\n\rDisputeCharge\x12 .connect.v1.DisputeChargeRequest\x1a!.connect.v1.DisputeChargeResponse\x12Q\n\x0c\x43loseDispute\x12\x1f.connect.v1.CloseDisputeRequest\x1a .connect.v1.CloseDisputeResponse\x12N\n\x0b\x44\x61ilyVolume\x12\x1e.connect.v1.DailyVolumeRequest\x1a\x1f.connect.v1.DailyVolumeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63onnect/v1/charge_service.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/charge.proto\x1a\x17\x63onnect/v1/common.proto\"\x91\x03\n\x13\x43reateChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12?\n\x08metadata\x18\x05 \x03(\x0b\x32-.connect.v1.CreateChargeRequest.MetadataEntry\x12\x12\n\nreturn_url\x18\x06 \x01(\t\x12\x17\n\ncancel_url\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x1b\n\x0e\x63ustomer_email\x18\x08 \x01(\tH\x02\x88\x01\x01\x12,\n\x0bidempotency\x18\t \x01(\x0b\x32\x17.connect.v1.Idempotency\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0e\n\x0c_descriptionB\r\n\x0b_cancel_urlB\x11\n\x0f_customer_email\":\n\x14\x43reateChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"I\n\x10GetChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\"7\n\x11GetChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"\xce\x02\n\x12ListChargesRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12(\n\x06status\x18\x02 \x01(\x0e\x32\x18.connect.v1.ChargeStatus\x12\x12\n\x05limit\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1a\n\rcreated_after\x18\x04 \x01(\x03H\x01\x88\x01\x01\x12\x1b\n\x0e\x63reated_before\x18\x05 \x01(\x03H\x02\x88\x01\x01\x12\x16\n\x0estarting_after\x18\x06 \x01(\t\x12\x1b\n\x0e\x63ustomer_email\x18\x07 \x01(\tH\x03\x88\x01\x01\x12\x17\n\ninvoice_id\x18\x08 \x01(\tH\x04\x88\x01\x01\x42\x08\n\x06_limitB\x10\n\x0e_created_afterB\x11\n\x0f_created_beforeB\x11\n\x0f_customer_emailB\r\n\x0b_invoice_id\"a\n\x13ListChargesResponse\x12#\n\x07\x63harges\x18\x01 \x03(\x0b\x32\x12.connect.v1.Charge\x12\x10\n\x08has_more\x18\x02 \x01(\x08\x12\x13\n\x0btotal_count\x18\x03 \x01(\x03\"\x9b\x01\n\x14\x43\x61ptureChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12\x13\n\x06\x61mount\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_amount\";\n\x15\x43\x61ptureChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"\xba\x01\n\x13RefundChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12\x13\n\x06\x61mount\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x13\n\x06reason\x18\x04 \x01(\tH\x01\x88\x01\x01\x12,\n\x0bidempotency\x18\x05 \x01(\x0b\x32\x17.connect.v1.IdempotencyB\t\n\x07_amountB\t\n\x07_reason\"^\n\x14RefundChargeResponse\x12\"\n\x06refund\x18\x01 \x01(\x0b\x32\x12.connect.v1.Refund\x12\"\n\x06\x63harge\x18\x02 \x01(\x0b\x32\x12.connect.v1.Charge\"x\n\x11VoidChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12,\n\x0bidempotency\x18\x03 \x01(\x0b\x32\x17.connect.v1.Idempotency\"8\n\x12VoidChargeResponse\x12\"\n\x06\x63harge\x18\x01 \x01(\x0b\x32\x12.connect.v1.Charge\"{\n\x14\x44isputeChargeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x11\n\tcharge_id\x18\x02 \x01(\t\x12,\n\x0bidempotency\x18\x03 \x01(\x0b\x32\x17.connect.v1.Idempotency\"=\n\x15\x44isputeChargeResponse\x12$\n\x07\x64ispute\x18\x01 \x01(\x0b\x32\x13.connect.v1.Dispute\"\x8c\x01\n\x13\x43loseDisputeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x12\n\ndispute_id\x18\x02 \x01(\t\x12\x0f\n\x07outcome\x18\x03 \x01(\t\x12,\n\x0bidempotency\x18\x04 \x01(\x0b\x32\x17.connect.v1.Idempotency\"<\n\x14\x43loseDisputeResponse\x12$\n\x07\x64ispute\x18\x01 \x01(\x0b\x32\x13.connect.v1.Dispute\"F\n\x12\x44\x61ilyVolumeRequest\x12\"\n\x06\x63\x61ller\x18\x01 \x01(\x0b\x32\x12.connect.v1.Caller\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\"I\n\tDayVolume\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\x03\x12\x10\n\x08\x63urrency\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\r\n\x05\x63ount\x18\x04 \x01(\x03\"`\n\x13\x44\x61ilyVolumeResponse\x12#\n\x04\x64\x61ys\x18\x01 \x03(\x0b\x32\x15.connect.v1.DayVolume\x12\x11\n\tfirst_day\x18\x02 \x01(\x03\x12\x11\n\tday_count\x18\x03 \x01(\x05\x32\xeb\x05\n\rChargeService\x12Q\n\x0c\x43reateCharge\x12\x1f.connect.v1.CreateChargeRequest\x1a .connect.v1.CreateChargeResponse\x12H\n\tGetCharge\x12\x1c.connect.v1.GetChargeRequest\x1a\x1d.connect.v1.GetChargeResponse\x12N\n\x0bListCharges\x12\x1e.connect.v1.ListChargesRequest\x1a\x1f.connect.v1.ListChargesResponse\x12T\n\rCaptureCharge\x12 .connect.v1.CaptureChargeRequest\x1a!.connect.v1.CaptureChargeResponse\x12Q\n\x0cRefundCharge\x12\x1f.connect.v1.RefundChargeRequest\x1a .connect.v1.RefundChargeResponse\x12K\n\nVoidCharge\x12\x1d.connect.v1.VoidChargeRequest\x1a\x1e.connect.v1.VoidChargeResponse\x12T\n\rDisputeCharge\x12 .connect.v1.DisputeChargeRequest\x1a!.connect.v1.DisputeChargeResponse\x12Q\n\x0c\x43loseDispute\x12\x1f.connect.v1.CloseDisputeRequest\x1a .connect.v1.CloseDisputeResponse\x12N\n\x0b\x44\x61ilyVolume\x12\x1e.connect.v1.DailyVolumeRequest\x1a\x1f.connect.v1.DailyVolumeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,35 +46,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETCHARGERESPONSE']._serialized_start=636
   _globals['_GETCHARGERESPONSE']._serialized_end=691
   _globals['_LISTCHARGESREQUEST']._serialized_start=694
-  _globals['_LISTCHARGESREQUEST']._serialized_end=988
-  _globals['_LISTCHARGESRESPONSE']._serialized_start=990
-  _globals['_LISTCHARGESRESPONSE']._serialized_end=1087
-  _globals['_CAPTURECHARGEREQUEST']._serialized_start=1090
-  _globals['_CAPTURECHARGEREQUEST']._serialized_end=1245
-  _globals['_CAPTURECHARGERESPONSE']._serialized_start=1247
-  _globals['_CAPTURECHARGERESPONSE']._serialized_end=1306
-  _globals['_REFUNDCHARGEREQUEST']._serialized_start=1309
-  _globals['_REFUNDCHARGEREQUEST']._serialized_end=1495
-  _globals['_REFUNDCHARGERESPONSE']._serialized_start=1497
-  _globals['_REFUNDCHARGERESPONSE']._serialized_end=1591
-  _globals['_VOIDCHARGEREQUEST']._serialized_start=1593
-  _globals['_VOIDCHARGEREQUEST']._serialized_end=1713
-  _globals['_VOIDCHARGERESPONSE']._serialized_start=1715
-  _globals['_VOIDCHARGERESPONSE']._serialized_end=1771
-  _globals['_DISPUTECHARGEREQUEST']._serialized_start=1773
-  _globals['_DISPUTECHARGEREQUEST']._serialized_end=1896
-  _globals['_DISPUTECHARGERESPONSE']._serialized_start=1898
-  _globals['_DISPUTECHARGERESPONSE']._serialized_end=1959
-  _globals['_CLOSEDISPUTEREQUEST']._serialized_start=1962
-  _globals['_CLOSEDISPUTEREQUEST']._serialized_end=2102
-  _globals['_CLOSEDISPUTERESPONSE']._serialized_start=2104
-  _globals['_CLOSEDISPUTERESPONSE']._serialized_end=2164
-  _globals['_DAILYVOLUMEREQUEST']._serialized_start=2166
-  _globals['_DAILYVOLUMEREQUEST']._serialized_end=2236
-  _globals['_DAYVOLUME']._serialized_start=2238
-  _globals['_DAYVOLUME']._serialized_end=2311
-  _globals['_DAILYVOLUMERESPONSE']._serialized_start=2313
-  _globals['_DAILYVOLUMERESPONSE']._serialized_end=2409
-  _globals['_CHARGESERVICE']._serialized_start=2412
-  _globals['_CHARGESERVICE']._serialized_end=3159
+  _globals['_LISTCHARGESREQUEST']._serialized_end=1028
+  _globals['_LISTCHARGESRESPONSE']._serialized_start=1030
+  _globals['_LISTCHARGESRESPONSE']._serialized_end=1127
+  _globals['_CAPTURECHARGEREQUEST']._serialized_start=1130
+  _globals['_CAPTURECHARGEREQUEST']._serialized_end=1285
+  _globals['_CAPTURECHARGERESPONSE']._serialized_start=1287
+  _globals['_CAPTURECHARGERESPONSE']._serialized_end=1346
+  _globals['_REFUNDCHARGEREQUEST']._serialized_start=1349
+  _globals['_REFUNDCHARGEREQUEST']._serialized_end=1535
+  _globals['_REFUNDCHARGERESPONSE']._serialized_start=1537
+  _globals['_REFUNDCHARGERESPONSE']._serialized_end=1631
+  _globals['_VOIDCHARGEREQUEST']._serialized_start=1633
+  _globals['_VOIDCHARGEREQUEST']._serialized_end=1753
+  _globals['_VOIDCHARGERESPONSE']._serialized_start=1755
+  _globals['_VOIDCHARGERESPONSE']._serialized_end=1811
+  _globals['_DISPUTECHARGEREQUEST']._serialized_start=1813
+  _globals['_DISPUTECHARGEREQUEST']._serialized_end=1936
+  _globals['_DISPUTECHARGERESPONSE']._serialized_start=1938
+  _globals['_DISPUTECHARGERESPONSE']._serialized_end=1999
+  _globals['_CLOSEDISPUTEREQUEST']._serialized_start=2002
+  _globals['_CLOSEDISPUTEREQUEST']._serialized_end=2142
+  _globals['_CLOSEDISPUTERESPONSE']._serialized_start=2144
+  _globals['_CLOSEDISPUTERESPONSE']._serialized_end=2204
+  _globals['_DAILYVOLUMEREQUEST']._serialized_start=2206
+  _globals['_DAILYVOLUMEREQUEST']._serialized_end=2276
+  _globals['_DAYVOLUME']._serialized_start=2278
+  _globals['_DAYVOLUME']._serialized_end=2351
+  _globals['_DAILYVOLUMERESPONSE']._serialized_start=2353
+  _globals['_DAILYVOLUMERESPONSE']._serialized_end=2449
+  _globals['_CHARGESERVICE']._serialized_start=2452
+  _globals['_CHARGESERVICE']._serialized_end=3199
 # @@protoc_insertion_point(module_scope)

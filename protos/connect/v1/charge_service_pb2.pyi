@@ -58,7 +58,7 @@ class GetChargeResponse(_message.Message):
     def __init__(self, charge: _Optional[_Union[_charge_pb2.Charge, _Mapping]] = ...) -> None: ...
 
 class ListChargesRequest(_message.Message):
-    __slots__ = ("caller", "status", "limit", "created_after", "created_before", "starting_after", "customer_email")
+    __slots__ = ("caller", "status", "limit", "created_after", "created_before", "starting_after", "customer_email", "invoice_id")
     CALLER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -66,6 +66,7 @@ class ListChargesRequest(_message.Message):
     CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
     CUSTOMER_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    INVOICE_ID_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     status: _charge_pb2.ChargeStatus
     limit: int
@@ -73,7 +74,8 @@ class ListChargesRequest(_message.Message):
     created_before: int
     starting_after: str
     customer_email: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., status: _Optional[_Union[_charge_pb2.ChargeStatus, str]] = ..., limit: _Optional[int] = ..., created_after: _Optional[int] = ..., created_before: _Optional[int] = ..., starting_after: _Optional[str] = ..., customer_email: _Optional[str] = ...) -> None: ...
+    invoice_id: str
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., status: _Optional[_Union[_charge_pb2.ChargeStatus, str]] = ..., limit: _Optional[int] = ..., created_after: _Optional[int] = ..., created_before: _Optional[int] = ..., starting_after: _Optional[str] = ..., customer_email: _Optional[str] = ..., invoice_id: _Optional[str] = ...) -> None: ...
 
 class ListChargesResponse(_message.Message):
     __slots__ = ("charges", "has_more", "total_count")

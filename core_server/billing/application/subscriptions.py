@@ -3,10 +3,15 @@ preview — and the money step between a move that opens an invoice and the reco
 
 Everything a move needs from elsewhere (the price, the tax rate, the customer) is read before the
 actor's turn; the turn itself only applies the domain rule and saves. A move that opens an invoice is
-followed by its charge attempt (payments' write, keyed by invoice and attempt number) and a second turn
-that records the outcome. If a core dies between the two, the OPEN invoice without an attempt is
-collected by the next request for that subscription (or a retry with the same Idempotency-Key), and
-the unique (invoice, attempt) charge makes sure it is charged once.
+followed by its collection in the same actor (invoice_collection.py: the credit balance applied, then
+payments' charge keyed by invoice and attempt number, then the outcome saved). If a core dies between
+the two, the OPEN invoice without an attempt is collected by the next request for that subscription (or
+a retry with the same Idempotency-Key, or the billing run), and the unique (invoice, attempt) charge
+makes sure it is charged once.
+
+Longer than 500 lines because it is the one service every subscription route and the billing run go
+through; the rules live in the domain, the money step in invoice_collection.py and cancel_refunds.py,
+and what remains here is the sequencing of reads, turns and collections each use case needs.
 """
 
 from __future__ import annotations

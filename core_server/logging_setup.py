@@ -1,4 +1,4 @@
-"""JSON log lines carrying the request id, never a secret."""
+"""JSON log lines carrying the request id, never a secret, written off the event loop."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import logging
 import os
 import sys
 from datetime import UTC, datetime
+
+from connect.log_writer import QueuedLogHandler, replace_root_handler
 
 from core_server.rpc.request_context import RequestIdFilter
 
@@ -32,9 +34,9 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(process: str) -> None:
-    handler = logging.StreamHandler(sys.stdout)
+    """One JSON handler on stdout, written by a thread (connect/log_writer.py); the request id is
+    captured by the filter where the line is logged."""
+    handler = QueuedLogHandler(sys.stdout)
     handler.setFormatter(JsonFormatter(process))
     handler.addFilter(RequestIdFilter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(os.environ.get("LOG_LEVEL", "INFO").upper())
+    replace_root_handler(handler, os.environ.get("LOG_LEVEL", "INFO").upper())

@@ -30,6 +30,10 @@ from core_server.security.kdf_pool import KdfPoolSaturated
 
 logger = logging.getLogger(__name__)
 
+# The gateway writes the one access line of a request (with its request id); the core logs a call that
+# succeeded only when it was this slow (or at DEBUG), and every call that did not.
+SLOW_CALL_SECONDS = 0.25
+
 ERROR_DOMAIN = "connect.v1"
 DETAILS_KEY = "grpc-status-details-bin"
 REPLAYED_KEY = "idempotent-replayed"
@@ -86,7 +90,10 @@ Method = Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]
 
 
 def rpc(method: Method[R]) -> Method[R]:
-    """Wraps a servicer method: request id for logs, and every exception through the table above."""
+    """Wraps a servicer method: request id for logs, and every exception through the table above.
+
+    A call that succeeded is logged only when slow (SLOW_CALL_SECONDS) or at DEBUG: the gateway's access
+    line already says it happened; one that failed is logged with its code, at INFO or above."""
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
@@ -99,7 +106,10 @@ def rpc(method: Method[R]) -> Method[R]:
                 response = await method(self, request, context)
                 elapsed = time.perf_counter() - started
                 RPC_SECONDS.labels(method.__name__, "OK").observe(elapsed)
-                logger.info("rpc %s OK %.1fms", method.__name__, elapsed * 1000)
+                if elapsed >= SLOW_CALL_SECONDS:
+                    logger.info("rpc %s OK %.1fms (slow)", method.__name__, elapsed * 1000)
+                else:
+                    logger.debug("rpc %s OK %.1fms", method.__name__, elapsed * 1000)
                 return response
             except DomainError as exc:
                 if isinstance(exc, ReplayedError):

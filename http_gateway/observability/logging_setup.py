@@ -1,4 +1,4 @@
-"""JSON-lines logging with the current request id taken from a ContextVar."""
+"""JSON-lines logging with the current request id taken from a ContextVar, written off the event loop."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
+
+from connect.log_writer import QueuedLogHandler, replace_root_handler
 
 _ALPHABET = string.ascii_letters + string.digits
 
@@ -32,6 +34,14 @@ def new_request_id() -> str:
 _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
 
+class RequestIdFilter(logging.Filter):
+    """Copies the request id onto the record where it is logged: the writer thread has no request."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id_var.get()
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line, so log shippers need no parsing rules."""
 
@@ -41,7 +51,8 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
-            "request_id": request_id_var.get(),
+            # Captured by RequestIdFilter when queued; read here when a record is formatted in place.
+            "request_id": getattr(record, "request_id", None) or request_id_var.get(),
         }
         for key, value in vars(record).items():
             if key not in _STANDARD_ATTRS and not key.startswith("_"):
@@ -52,13 +63,12 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(level: int | str | None = None) -> None:
-    """Route every logger (Sanic's included) through one JSON handler on stderr; the level defaults to
-    LOG_LEVEL (INFO when unset), like the core's."""
-    handler = logging.StreamHandler(sys.stderr)
+    """Route every logger (Sanic's included) through one JSON handler on stderr, written by a thread
+    (connect/log_writer.py); the level defaults to LOG_LEVEL (INFO when unset), like the core's."""
+    handler = QueuedLogHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level if level is not None else os.environ.get("LOG_LEVEL", "INFO").upper())
+    handler.addFilter(RequestIdFilter())
+    replace_root_handler(handler, level if level is not None else os.environ.get("LOG_LEVEL", "INFO").upper())
     for name in ("sanic.root", "sanic.error", "sanic.access", "sanic.server", "sanic.websockets"):
         logger = logging.getLogger(name)
         logger.handlers[:] = []

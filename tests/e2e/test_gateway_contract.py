@@ -109,14 +109,20 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple
     created = client.post(f"{API}/charges", json=GOOD, headers=merchant.auth)
     request_id = created.headers["Request-Id"]
     assert request_id.startswith("req_") and plain.headers["Request-Id"] != request_id
+    # The gateway writes the one access line of every request; the core logs the calls that failed (or
+    # were slow) with the same request id, so one the core answered NOT_FOUND is in both logs.
+    missing = client.get(f"{API}/charges/ch_{'x' * 32}", headers=merchant.auth)
+    assert missing.status_code == 404, missing.text
+    missing_id = missing.headers["Request-Id"]
     gateway, core = gateway_log
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 5  # the logs are written by a thread: poll until flushed
     while time.monotonic() < deadline and not (
-        request_id in gateway.log_text() and request_id in core.log_text()
+        request_id in gateway.log_text() and missing_id in gateway.log_text() and missing_id in core.log_text()
     ):
         time.sleep(0.1)
     assert request_id in gateway.log_text()
-    assert request_id in core.log_text()
+    assert missing_id in gateway.log_text()
+    assert missing_id in core.log_text()
 
 
 def test_unknown_route_is_enveloped_404(client: httpx.Client) -> None:

@@ -1,0 +1,159 @@
+"""Two versions of the code, measured back to back: create-charge req/s of stack A and stack B, alternating.
+
+    python scripts/bench/ab.py --a /tmp/base --b . --rounds 3 --seconds 10 --connections 32,64
+    python scripts/bench/ab.py --a . --b . --profile 10     # py-spy of each stack under create load
+
+Each of --a and --b is a source tree (a worktree, or `git archive <commit> | tar -x -C dir`); both stacks
+(1 core + 1 gateway each, a database of their own) run at once, so the only thing that differs between
+two consecutive wrk runs is the code. Rounds alternate the order (A B, B A, …) so a drift of the shared
+machine's load falls on both sides. Prints each run, the medians and the ratio B ÷ A per connection count.
+Noisy machines: compare the ratio within one run, and read the spread of the runs beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
+
+import stack as stack_mod  # noqa: E402
+from wrk import run_wrk  # noqa: E402
+
+from tests.support import processes  # noqa: E402
+
+# Frames the profile summary groups by (a substring of py-spy's "function (file:line)" frames).
+CATEGORIES = {
+    "logging": ("logging/__init__.py", "logging_setup.py", "logging/handlers.py"),
+    "rate limit (Redis)": ("rate_limit.py",),
+    "redis client": ("redis/",),
+    "gRPC": ("grpc/",),
+    "psycopg": ("psycopg/",),
+    "protobuf": ("protobuf/",),
+    "json": ("json/",),
+}
+
+
+def start(services: Any, admin_dsn: str, root: Path, label: str) -> tuple[Any, Any]:
+    processes.ROOT = root  # _spawn runs `python -m …` with this cwd and PYTHONPATH
+    stack = stack_mod.start_stack(services, admin_dsn, 1, 1)
+    merchant = stack_mod.sign_up(stack.gateway_urls[0], f"ab{label}")
+    return stack, merchant
+
+
+def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float) -> float:
+    result = run_wrk(
+        f"create-{label}",
+        stack.gateway_urls[0],
+        "create_charge.lua",
+        connections=connections,
+        seconds=seconds,
+        env={"BENCH_SECRET_KEY": merchant.secret_key, "BENCH_IDEMPOTENCY": "1", "BENCH_RUN_ID": "ab"},
+    )
+    bad = result.non_2xx + result.socket_errors
+    print(
+        f"  {label} c={connections:<3} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.1f}  p99 {result.p99_ms:6.1f}"
+        + (f"  ({bad} failed {result.error_codes})" if bad else ""),
+        flush=True,
+    )
+    return result.rps
+
+
+def profile(label: str, stack: Any, merchant: Any, connections: int, seconds: int, out: Path) -> None:
+    """py-spy (raw collapsed stacks) of the core and the gateway during one create run."""
+    spy = Path(sys.executable).with_name("py-spy")
+    pids = {"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid}
+    spies = {
+        name: subprocess.Popen(
+            [str(spy), "record", "--nonblocking", "-r", "100", "-d", str(seconds), "-f", "raw",
+             "-o", str(out / f"{label}-{name}.txt"), "--pid", str(pid)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        for name, pid in pids.items()
+    }
+    once(label, stack, merchant, connections, seconds + 1)
+    for name, spy_process in spies.items():
+        spy_process.wait(timeout=60)
+        print(f"profile {label} {name}:\n{summarize(out / f'{label}-{name}.txt')}", flush=True)
+
+
+def summarize(path: Path, top: int = 12) -> str:
+    """Inclusive share of each category and the top self frames, in % of the samples."""
+    inclusive: Counter[str] = Counter()
+    self_time: Counter[str] = Counter()
+    total = 0
+    for line in path.read_text().splitlines():
+        stack_text, _, count_text = line.rpartition(" ")
+        count = int(count_text)
+        total += count
+        frames = stack_text.split(";")
+        self_time[frames[-1]] += count
+        for category, needles in CATEGORIES.items():
+            if any(n in stack_text for n in needles):
+                inclusive[category] += count
+    if not total:
+        return "  (no samples)"
+    lines = [f"  {total} samples; inclusive:"]
+    lines += [f"    {c:<20} {100 * n / total:5.1f} %" for c, n in inclusive.most_common()]
+    lines.append("  top self frames:")
+    lines += [f"    {100 * n / total:5.1f} %  {f[:110]}" for f, n in self_time.most_common(top)]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--a", type=Path, required=True, help="source tree of the code without the change")
+    parser.add_argument("--b", type=Path, required=True, help="source tree of the code with it")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", default="32,64")
+    parser.add_argument("--profile", type=int, default=0, help="seconds of py-spy per stack (0: none)")
+    args = parser.parse_args()
+    levels = [int(c) for c in args.connections.split(",")]
+    services, admin_dsn = stack_mod.start_services()
+    stacks: dict[str, tuple[Any, Any]] = {}
+    try:
+        for label, root in (("A", args.a), ("B", args.b)):
+            stacks[label] = start(services, admin_dsn, root.resolve(), label)
+        for label, (stack, merchant) in stacks.items():
+            once(f"{label} warm-up", stack, merchant, levels[-1], 5)
+        if args.profile:
+            out = Path(tempfile.mkdtemp(prefix="ab-profile-"))
+            for label, (stack, merchant) in stacks.items():
+                profile(label, stack, merchant, levels[0], args.profile, out)
+        results: dict[str, Any] = {}
+        for connections in levels if args.rounds else []:
+            rps: dict[str, list[float]] = {"A": [], "B": []}
+            for n in range(args.rounds):
+                for label in ("A", "B") if n % 2 == 0 else ("B", "A"):
+                    stack, merchant = stacks[label]
+                    rps[label].append(once(label, stack, merchant, connections, args.seconds))
+            a, b = statistics.median(rps["A"]), statistics.median(rps["B"])
+            results[f"c{connections}"] = {
+                "A": [round(x) for x in rps["A"]],
+                "B": [round(x) for x in rps["B"]],
+                "median_A": round(a),
+                "median_B": round(b),
+                "ratio": round(b / a, 3),
+            }
+            print(f"c={connections}: A {a:.0f}  B {b:.0f}  B÷A {b / a:.3f}", flush=True)
+        print("AB_JSON " + json.dumps({"load_after": os.getloadavg(), **results}), flush=True)
+    finally:
+        for stack, _ in stacks.values():
+            stack_mod.stop_stack(stack, keep_database=False)
+        stack_mod.stop_services(services)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,6 @@
 """Fixed one-second window rate limits in Redis, shared by every gateway process, and their headers;
-counted per process while Redis is down."""
+counted per process while Redis is down. Positions in a window are leased in small batches
+(pipeline/rate_leases.py), so most requests make no Redis round trip."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.pipeline.rate_leases import WindowLease, lease_size
 from http_gateway.pipeline.redis_sentinel import sentinel_client
 
 logger = logging.getLogger(__name__)
 
-# INCR and PEXPIRE in one script so a crash between them can never leave a counter without expiry.
-_HIT_SCRIPT = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+# INCRBY (a lease of ARGV[2] positions) and PEXPIRE in one script so a crash between them can never
+# leave a counter without expiry.
+_LEASE_SCRIPT = """
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
 """
 # The window is one second; the key lives a little longer so clock skew between gateways is harmless.
@@ -160,6 +163,9 @@ class RedisProbe:
 class RateLimiter:
     """Counts requests per subject (`merchant:env` or `ip:address`) in `{ns}:rl:{subject}:{unix_second}`.
 
+    A request takes the next position this gateway leased in the window's counter (WindowLease); only
+    when none is left does it lease more, one lease in flight per subject, the others waiting for it.
+    Once the window's count reached the limit, the rest of the window is refused here without Redis.
     While Redis cannot answer, requests are counted by a LocalFixedWindow with the same limits and
     headers (reads keep answering from PostgreSQL); Redis is probed on a back-off and used again as soon
     as it answers.
@@ -171,9 +177,11 @@ class RateLimiter:
         self._client = client
         self._namespace = namespace
         self._clock = clock
-        self._script = client.register_script(_HIT_SCRIPT)
+        self._script = client.register_script(_LEASE_SCRIPT)
         self._local = LocalFixedWindow(clock)
         self._probe = RedisProbe()
+        self._leases: dict[str, WindowLease] = {}
+        self._swept_window = 0
 
     def key(self, subject: str, second: int) -> str:
         return f"{self._namespace}:rl:{subject}:{second}"
@@ -184,22 +192,62 @@ class RateLimiter:
         return self._probe.down
 
     async def hit(self, subject: str, limit: int) -> RateLimitDecision:
-        """Count one request in Redis, or in this process while Redis is down."""
+        """Count one request against the window's shared count, or in this process while Redis is down."""
         now = self._clock()
         if not self._probe.should_try(now):
             return self._local.hit(subject, limit)
+        window = self._window_lease(subject, int(now))
+        while True:
+            position = window.take()
+            if position is not None:
+                return decide(position, limit, now)
+            if window.exhausted(limit):
+                window.refuse()
+                return decide(limit + 1, limit, now)
+            try:
+                await self._await_lease(window, subject, limit)
+            except (RedisError, OSError, TimeoutError) as exc:
+                if not self._probe.down:
+                    logger.error(
+                        "rate limiter: Redis unavailable, counting in this process",
+                        extra={"error": type(exc).__name__},
+                    )
+                self._probe.failed(self._clock())
+                return self._local.hit(subject, limit)
+            if self._probe.down:
+                logger.warning("rate limiter: Redis answers again, counting there")
+                self._probe.answered()
+
+    def _window_lease(self, subject: str, window: int) -> WindowLease:
+        """The subject's lease for `window`, a new one (sized by the window before) when it changed."""
+        if window > self._swept_window:  # once a second: forget subjects not seen since the last window
+            self._swept_window = window
+            self._leases = {s: w for s, w in self._leases.items() if w.window >= window - 1}
+        current = self._leases.get(subject)
+        if current is None or current.window != window:
+            demand = current.taken if current is not None and current.window == window - 1 else 0
+            current = self._leases[subject] = WindowLease(window, previous_demand=demand)
+        return current
+
+    async def _await_lease(self, window: WindowLease, subject: str, limit: int) -> None:
+        """Wait for the lease in flight, starting one (for every waiter) when none is."""
+        if window.lease is None:
+            size = lease_size(limit, window.previous_demand, window.waiting + 1)
+            window.lease = asyncio.ensure_future(self._lease(window, subject, size))
+            # A failure nobody waits for any more (every waiter cancelled) must not be reported as lost.
+            window.lease.add_done_callback(lambda f: f.cancelled() or f.exception())
+        window.waiting += 1
+        try:
+            # Shielded: a cancelled request leaves the lease to the others waiting for it.
+            await asyncio.shield(window.lease)
+        finally:
+            window.waiting -= 1
+
+    async def _lease(self, window: WindowLease, subject: str, size: int) -> None:
         try:
             async with asyncio.timeout(REDIS_TIMEOUT_SECONDS * 2):
-                count = int(await self._script(keys=[self.key(subject, int(now))], args=[_KEY_TTL_MS]))
-        except (RedisError, OSError, TimeoutError) as exc:
-            if not self._probe.down:
-                logger.error(
-                    "rate limiter: Redis unavailable, counting in this process",
-                    extra={"error": type(exc).__name__},
-                )
-            self._probe.failed(self._clock())
-            return self._local.hit(subject, limit)
-        if self._probe.down:
-            logger.warning("rate limiter: Redis answers again, counting there")
-            self._probe.answered()
-        return decide(count, limit, now)
+                key = self.key(subject, window.window)
+                total = int(await self._script(keys=[key], args=[_KEY_TTL_MS, size]))
+        finally:
+            window.lease = None
+        window.grant(total, size)

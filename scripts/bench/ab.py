@@ -7,7 +7,9 @@ Each of --a and --b is a source tree (a worktree, or `git archive <commit> | tar
 (1 core + 1 gateway each, a database of their own) run at once, so the only thing that differs between
 two consecutive wrk runs is the code. Rounds alternate the order (A B, B A, …) so a drift of the shared
 machine's load falls on both sides. Prints each run, the medians and the ratio B ÷ A per connection count.
-Noisy machines: compare the ratio within one run, and read the spread of the runs beside it.
+It also prints the CPU the stack's own processes (core + gateway) spent per request, which a machine
+shared with other work disturbs much less than req/s. Noisy machines: compare the ratios within one
+run, and read the spread of the runs beside them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
 
 import stack as stack_mod  # noqa: E402
+from process_stats import CpuMeter  # noqa: E402
 from wrk import run_wrk  # noqa: E402
 
 from tests.support import processes  # noqa: E402
@@ -51,7 +54,10 @@ def start(services: Any, admin_dsn: str, root: Path, label: str) -> tuple[Any, A
     return stack, merchant
 
 
-def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float) -> float:
+def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float) -> tuple[float, float]:
+    """req/s of one run and the CPU ms per request of the stack's core and gateway together."""
+    meter = CpuMeter({"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid})
+    meter.start()
     result = run_wrk(
         f"create-{label}",
         stack.gateway_urls[0],
@@ -60,13 +66,17 @@ def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float
         seconds=seconds,
         env={"BENCH_SECRET_KEY": merchant.secret_key, "BENCH_IDEMPOTENCY": "1", "BENCH_RUN_ID": "ab"},
     )
+    cpu = meter.stop(result.requests)
+    cpu_ms = cpu["core_cpu_ms_per_req"] + cpu["gateway_cpu_ms_per_req"]
     bad = result.non_2xx + result.socket_errors
     print(
         f"  {label} c={connections:<3} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.1f}  p99 {result.p99_ms:6.1f}"
+        f"  cpu/req core {cpu['core_cpu_ms_per_req']:.3f} gw {cpu['gateway_cpu_ms_per_req']:.3f} ms"
+        f"  machine busy {cpu['machine_busy']:.0%}"
         + (f"  ({bad} failed {result.error_codes})" if bad else ""),
         flush=True,
     )
-    return result.rps
+    return result.rps, cpu_ms
 
 
 def profile(label: str, stack: Any, merchant: Any, connections: int, seconds: int, out: Path) -> None:
@@ -134,19 +144,30 @@ def main() -> int:
         results: dict[str, Any] = {}
         for connections in levels if args.rounds else []:
             rps: dict[str, list[float]] = {"A": [], "B": []}
+            cpu: dict[str, list[float]] = {"A": [], "B": []}
             for n in range(args.rounds):
                 for label in ("A", "B") if n % 2 == 0 else ("B", "A"):
                     stack, merchant = stacks[label]
-                    rps[label].append(once(label, stack, merchant, connections, args.seconds))
+                    run_rps, run_cpu = once(label, stack, merchant, connections, args.seconds)
+                    rps[label].append(run_rps)
+                    cpu[label].append(run_cpu)
             a, b = statistics.median(rps["A"]), statistics.median(rps["B"])
+            cpu_a, cpu_b = statistics.median(cpu["A"]), statistics.median(cpu["B"])
             results[f"c{connections}"] = {
                 "A": [round(x) for x in rps["A"]],
                 "B": [round(x) for x in rps["B"]],
                 "median_A": round(a),
                 "median_B": round(b),
                 "ratio": round(b / a, 3),
+                "cpu_ms_A": [round(x, 3) for x in cpu["A"]],
+                "cpu_ms_B": [round(x, 3) for x in cpu["B"]],
+                "cpu_ratio": round(cpu_b / cpu_a, 3),
             }
-            print(f"c={connections}: A {a:.0f}  B {b:.0f}  B÷A {b / a:.3f}", flush=True)
+            print(
+                f"c={connections}: A {a:.0f}  B {b:.0f}  B÷A {b / a:.3f};  CPU ms/req A {cpu_a:.3f}  "
+                f"B {cpu_b:.3f}  B÷A {cpu_b / cpu_a:.3f}",
+                flush=True,
+            )
         print("AB_JSON " + json.dumps({"load_after": os.getloadavg(), **results}), flush=True)
     finally:
         for stack, _ in stacks.values():

@@ -167,7 +167,7 @@ def authenticates(
 
 
 class FakeRedis:
-    """Enough of redis.asyncio.Redis for RateLimiter and /healthz: a counting script and ping."""
+    """Enough of redis.asyncio.Redis for RateLimiter and /healthz: a counting (INCRBY) script and ping."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
@@ -177,7 +177,8 @@ class FakeRedis:
         async def run(keys: list[str], args: list[Any]) -> int:
             if self.down:
                 raise ConnectionError("redis down")
-            self.counts[keys[0]] = self.counts.get(keys[0], 0) + 1
+            # The rate limiter's lease: INCRBY args[1] (one position when no size is given).
+            self.counts[keys[0]] = self.counts.get(keys[0], 0) + (int(args[1]) if len(args) > 1 else 1)
             return self.counts[keys[0]]
 
         return run

@@ -70,7 +70,8 @@ def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float
     cpu_ms = cpu["core_cpu_ms_per_req"] + cpu["gateway_cpu_ms_per_req"]
     bad = result.non_2xx + result.socket_errors
     print(
-        f"  {label} c={connections:<3} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.1f}  p99 {result.p99_ms:6.1f}"
+        f"  {label} c={connections:<3} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.1f}"
+        f"  p99 {result.p99_ms:6.1f}"
         f"  cpu/req core {cpu['core_cpu_ms_per_req']:.3f} gw {cpu['gateway_cpu_ms_per_req']:.3f} ms"
         f"  machine busy {cpu['machine_busy']:.0%}"
         + (f"  ({bad} failed {result.error_codes})" if bad else ""),
@@ -85,9 +86,23 @@ def profile(label: str, stack: Any, merchant: Any, connections: int, seconds: in
     pids = {"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid}
     spies = {
         name: subprocess.Popen(
-            [str(spy), "record", "--nonblocking", "-r", "100", "-d", str(seconds), "-f", "raw",
-             "-o", str(out / f"{label}-{name}.txt"), "--pid", str(pid)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                str(spy),
+                "record",
+                "--nonblocking",
+                "-r",
+                "100",
+                "-d",
+                str(seconds),
+                "-f",
+                "raw",
+                "-o",
+                str(out / f"{label}-{name}.txt"),
+                "--pid",
+                str(pid),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )  # fmt: skip
         for name, pid in pids.items()
     }

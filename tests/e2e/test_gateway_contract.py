@@ -117,7 +117,9 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple
     gateway, core = gateway_log
     deadline = time.monotonic() + 5  # the logs are written by a thread: poll until flushed
     while time.monotonic() < deadline and not (
-        request_id in gateway.log_text() and missing_id in gateway.log_text() and missing_id in core.log_text()
+        request_id in gateway.log_text()
+        and missing_id in gateway.log_text()
+        and missing_id in core.log_text()
     ):
         time.sleep(0.1)
     assert request_id in gateway.log_text()

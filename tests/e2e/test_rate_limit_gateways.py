@@ -5,8 +5,8 @@ credential are counted per client address (127.0.0.1) at RATE_LIMIT_ANONYMOUS, n
 admitted, 429 when not) and say their window in X-RateLimit-Reset. Per window, the gateways together may
 admit no more than limit + gateways × batch (the brief's bound); with positions handed out only within the
 limit they admit at most the limit, and, in a window both kept asking through, at least
-min(asked, limit) − gateways × batch (what leased positions left unused at the window's end can cost). One gateway alone answers 429 exactly past
-the limit, with the usual envelope.
+min(asked, limit) − gateways × batch (what leased positions left unused at the window's end can cost).
+One gateway alone answers 429 exactly past the limit, with the usual envelope.
 """
 
 from __future__ import annotations

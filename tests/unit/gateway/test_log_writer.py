@@ -8,6 +8,7 @@ import logging
 import time
 
 from connect.log_writer import QueuedLogHandler
+
 from http_gateway.observability.logging_setup import JsonFormatter, RequestIdFilter, request_id_var
 
 
@@ -50,7 +51,7 @@ def test_a_full_queue_drops_and_counts_and_the_next_write_says_so():
     handler.flush()
     lines = _lines(stream)
     assert [line["message"] for line in lines[:3]] == ["line 0", "line 1", "line 2"]
-    assert lines[3]["level"] == "warning" and lines[3]["message"].startswith("2 log lines dropped")
+    assert lines[3]["level"] == "warning" and str(lines[3]["message"]).startswith("2 log lines dropped")
     handler.handle(_record("after"))
     handler.close()  # close writes what is pending, and does not report the same drops twice
     assert [line["message"] for line in _lines(stream)[4:]] == ["after"]

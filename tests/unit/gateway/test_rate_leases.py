@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from http_gateway.pipeline.rate_leases import LEASE_MAX, WindowLease, lease_size
 from http_gateway.pipeline.rate_limit import RateLimiter
@@ -40,25 +41,33 @@ class Clock:
         return self.now
 
 
+class CountingRedis(FakeRedis):
+    """FakeRedis that also counts the script calls (round trips)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def register_script(self, script: str) -> Any:
+        run = super().register_script(script)
+
+        async def counted(keys: list[str], args: list[Any]) -> int:
+            self.calls += 1
+            return int(await run(keys=keys, args=args))
+
+        return counted
+
+
 async def test_after_a_busy_window_the_limiter_leases_batches_and_counts_headers_per_request():
-    redis = FakeRedis()
+    redis = CountingRedis()
     clock = Clock(1_700_000_000.1)
     limiter = RateLimiter(redis, "pc", clock=clock)  # type: ignore[arg-type]
     for _ in range(320):
         await limiter.hit("acct_1:test", 1000)
-    assert redis.counts["pc:rl:acct_1:test:1700000000"] == 320  # the first window: one per request
+    assert redis.counts["pc:rl:acct_1:test:1700000000"] == 320 == redis.calls  # one per request
     clock.now += 1
-    calls = 0
-    script = limiter._script
-
-    async def counting(**kwargs: object) -> int:
-        nonlocal calls
-        calls += 1
-        return int(await script(**kwargs))
-
-    limiter._script = counting
     decisions = [await limiter.hit("acct_1:test", 1000) for _ in range(100)]
-    assert calls == 5  # batches of 320 // 16 = 20 positions
+    assert redis.calls - 320 == 5  # batches of 320 // 16 = 20 positions
     assert [d.remaining for d in decisions] == list(range(999, 899, -1))  # still per request
     assert redis.counts["pc:rl:acct_1:test:1700000001"] == 100
 

@@ -10,7 +10,7 @@ from connect.v1 import charge_service_pb2 as pb
 from connect.v1 import charge_service_pb2_grpc
 
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.payments.application.charge_view import ChargeViews
+from core_server.payments.application.charge_view import ChargeViews, capture_view, to_json
 from core_server.payments.application.charges import ChargeService, NewCharge
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.dispute import Dispute
@@ -30,6 +30,12 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
 
     def _with_charge(self, response_type: Any) -> Callable[[Charge], Any]:
         return lambda charge: response_type(charge=charge_to_pb(charge, self._views))
+
+    def _capture_answer(self, charge: Charge) -> pb.CaptureChargeResponse:
+        """The charge, and the capture result the REST API answers (a view of it, DESIGN §5a)."""
+        return pb.CaptureChargeResponse(
+            charge=charge_to_pb(charge, self._views), object_json=to_json(capture_view(charge))
+        )
 
     def _with_refund(self, result: tuple[Refund, Charge]) -> pb.RefundChargeResponse:
         refund, charge = result
@@ -94,7 +100,7 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
         self, request: pb.CaptureChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.CaptureChargeResponse:
         owner = owner_from_caller(request.caller)
-        build = self._with_charge(pb.CaptureChargeResponse)
+        build = self._capture_answer
         result = await self._charges.capture(
             owner,
             request.charge_id,

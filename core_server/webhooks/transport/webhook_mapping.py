@@ -5,6 +5,7 @@ from __future__ import annotations
 from connect.v1 import webhook_pb2
 
 from core_server.kernel.domain.public_json import unix_seconds
+from core_server.webhooks.application.webhook_view import delivery_json, endpoint_json, with_secret
 from core_server.webhooks.domain.events import StoredEvent, event_body
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
@@ -31,10 +32,17 @@ def endpoint_to_pb(endpoint: WebhookEndpoint) -> webhook_pb2.WebhookEndpoint:
         created=unix_seconds(endpoint.created),
         livemode=endpoint.livemode,
         secret=endpoint.secret or "",
+        object_json=endpoint_json(endpoint),
     )
     if endpoint.description is not None:
         pb.description = endpoint.description
     return pb
+
+
+def reveal_secret_pb(endpoint: webhook_pb2.WebhookEndpoint, secret: str) -> None:
+    """The replay of a create: its stored answer, with the secret put back in both shapes."""
+    endpoint.secret = secret
+    endpoint.object_json = with_secret(endpoint.object_json, secret)
 
 
 def attempt_to_pb(attempt: DeliveryAttempt) -> webhook_pb2.WebhookAttempt:
@@ -60,6 +68,7 @@ def delivery_to_pb(delivery: WebhookDelivery) -> webhook_pb2.WebhookDelivery:
         attempt_count=delivery.attempt_count,
         created=unix_seconds(delivery.created),
         attempts=[attempt_to_pb(a) for a in delivery.attempts],
+        object_json=delivery_json(delivery),
     )
     if delivery.next_attempt_at is not None:
         pb.next_attempt_at = unix_seconds(delivery.next_attempt_at)
@@ -72,5 +81,5 @@ def event_to_pb(event: StoredEvent) -> webhook_pb2.Event:
         type=event.type,
         created=unix_seconds(event.created),
         livemode=event.environment.livemode,
-        payload_json=event_body(event.payload).decode("utf-8"),
+        object_json=event_body(event.payload).decode("utf-8"),
     )

@@ -30,7 +30,7 @@ WEBHOOK_DELIVERY_STATUS_SUCCEEDED: WebhookDeliveryStatus
 WEBHOOK_DELIVERY_STATUS_FAILED: WebhookDeliveryStatus
 
 class WebhookEndpoint(_message.Message):
-    __slots__ = ("id", "url", "events", "description", "status", "created", "livemode", "secret")
+    __slots__ = ("id", "url", "events", "description", "status", "created", "livemode", "secret", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
@@ -39,6 +39,7 @@ class WebhookEndpoint(_message.Message):
     CREATED_FIELD_NUMBER: _ClassVar[int]
     LIVEMODE_FIELD_NUMBER: _ClassVar[int]
     SECRET_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     url: str
     events: _containers.RepeatedScalarFieldContainer[str]
@@ -47,7 +48,8 @@ class WebhookEndpoint(_message.Message):
     created: int
     livemode: bool
     secret: str
-    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., status: _Optional[_Union[WebhookEndpointStatus, str]] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., secret: _Optional[str] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., url: _Optional[str] = ..., events: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., status: _Optional[_Union[WebhookEndpointStatus, str]] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., secret: _Optional[str] = ..., object_json: _Optional[str] = ...) -> None: ...
 
 class WebhookAttempt(_message.Message):
     __slots__ = ("attempted_at", "status_code", "latency_ms", "error", "succeeded")
@@ -64,7 +66,7 @@ class WebhookAttempt(_message.Message):
     def __init__(self, attempted_at: _Optional[int] = ..., status_code: _Optional[int] = ..., latency_ms: _Optional[int] = ..., error: _Optional[str] = ..., succeeded: _Optional[bool] = ...) -> None: ...
 
 class WebhookDelivery(_message.Message):
-    __slots__ = ("id", "endpoint_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at", "created", "attempts")
+    __slots__ = ("id", "endpoint_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at", "created", "attempts", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +76,7 @@ class WebhookDelivery(_message.Message):
     NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     endpoint_id: str
     event_id: str
@@ -83,18 +86,19 @@ class WebhookDelivery(_message.Message):
     next_attempt_at: int
     created: int
     attempts: _containers.RepeatedCompositeFieldContainer[WebhookAttempt]
-    def __init__(self, id: _Optional[str] = ..., endpoint_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., status: _Optional[_Union[WebhookDeliveryStatus, str]] = ..., attempt_count: _Optional[int] = ..., next_attempt_at: _Optional[int] = ..., created: _Optional[int] = ..., attempts: _Optional[_Iterable[_Union[WebhookAttempt, _Mapping]]] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., endpoint_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., status: _Optional[_Union[WebhookDeliveryStatus, str]] = ..., attempt_count: _Optional[int] = ..., next_attempt_at: _Optional[int] = ..., created: _Optional[int] = ..., attempts: _Optional[_Iterable[_Union[WebhookAttempt, _Mapping]]] = ..., object_json: _Optional[str] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("id", "type", "created", "livemode", "payload_json")
+    __slots__ = ("id", "type", "created", "livemode", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
     LIVEMODE_FIELD_NUMBER: _ClassVar[int]
-    PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     type: str
     created: int
     livemode: bool
-    payload_json: str
-    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., payload_json: _Optional[str] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., created: _Optional[int] = ..., livemode: _Optional[bool] = ..., object_json: _Optional[str] = ...) -> None: ...

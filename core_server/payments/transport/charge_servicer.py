@@ -10,12 +10,18 @@ from connect.v1 import charge_service_pb2 as pb
 from connect.v1 import charge_service_pb2_grpc
 
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.payments.application.charge_view import ChargeViews, capture_view, to_json
+from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.application.charges import ChargeService, NewCharge
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.refund import Refund
-from core_server.payments.transport.mapping import STATUS_FROM_PB, charge_to_pb, dispute_to_pb, refund_to_pb
+from core_server.payments.transport.mapping import (
+    STATUS_FROM_PB,
+    capture_answer,
+    charge_to_pb,
+    dispute_to_pb,
+    refund_to_pb,
+)
 from core_server.rpc.status import answer, rpc
 
 
@@ -32,10 +38,7 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
         return lambda charge: response_type(charge=charge_to_pb(charge, self._views))
 
     def _capture_answer(self, charge: Charge) -> pb.CaptureChargeResponse:
-        """The charge, and the capture result the REST API answers (a view of it, DESIGN §5a)."""
-        return pb.CaptureChargeResponse(
-            charge=charge_to_pb(charge, self._views), object_json=to_json(capture_view(charge))
-        )
+        return capture_answer(charge, self._views)
 
     def _with_refund(self, result: tuple[Refund, Charge]) -> pb.RefundChargeResponse:
         refund, charge = result

@@ -25,7 +25,7 @@ async def list_invoices(request: Request) -> HTTPResponse:
     query = parse_query(request, INVOICE_LIST_QUERY)
     message = pb.ListInvoicesRequest(caller=caller.pb(), **page_fields(query))
     if (status := list_status(query, INVOICE_STATUSES)) is not None:
-        message.status = status
+        message.status = status  # type: ignore[assignment]
     for name, value in list_filters(query, INVOICE_FILTERS).items():
         setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListInvoices, message, is_read=True)

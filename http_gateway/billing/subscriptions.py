@@ -67,7 +67,7 @@ async def list_subscriptions(request: Request) -> HTTPResponse:
         **page_fields(query),
     )
     if (status := list_status(query, SUBSCRIPTION_STATUSES)) is not None:
-        message.status = status
+        message.status = status  # type: ignore[assignment]
     for name, value in list_filters(query, SUBSCRIPTION_FILTERS).items():
         setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListSubscriptions, message, is_read=True)

@@ -32,6 +32,12 @@ def inverse(table: Mapping[int, str | None]) -> dict[str, int]:
 ENVIRONMENT_VALUES = inverse(ENVIRONMENT_NAMES)
 
 
+def enum_names(enum: Any, prefix: str) -> dict[str, int]:
+    """REST name -> value of a closed proto enum whose value names are `prefix` + the REST name, in the
+    enum's order; UNSPECIFIED (0) is never a value a client may send."""
+    return {name.removeprefix(prefix): value for name, value in enum.items() if value != 0}
+
+
 def opt(message: Any, name: str) -> Any:
     """The value of an `optional` proto field, or None (JSON null) when unset."""
     return getattr(message, name) if message.HasField(name) else None

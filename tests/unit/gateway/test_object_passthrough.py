@@ -97,5 +97,5 @@ def test_respond_takes_text_never_a_dict():
         if isinstance(node, ast.FunctionDef) and node.name == "respond"
     )
     body_annotation = next(arg.annotation for arg in respond.args.args if arg.arg == "body")
-    assert ast.unparse(body_annotation) == "str"
+    assert body_annotation is not None and ast.unparse(body_annotation) == "str"
     assert "json(" not in ast.unparse(respond)

@@ -3,14 +3,12 @@ merchant's adjustment of the balance."""
 
 from __future__ import annotations
 
-import json
-
-from connect.v1 import customer_pb2, customer_service_pb2
+from connect.v1 import customer_service_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.pagination import PAGE_QUERY, page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
@@ -20,12 +18,6 @@ ADJUSTMENT_FIELDS = (
     Field("description", "str"),
 )
 LIST_QUERY = PAGE_QUERY
-
-
-def balance_transaction_json(transaction: customer_pb2.CustomerBalanceTransaction) -> dict[str, object]:
-    """The transaction as the core rendered it."""
-    view: dict[str, object] = json.loads(transaction.object_json)
-    return view
 
 
 async def create_balance_transaction(request: Request, customer_id: str) -> HTTPResponse:
@@ -43,7 +35,7 @@ async def create_balance_transaction(request: Request, customer_id: str) -> HTTP
     if body.get("description") is not None:
         message.description = body["description"]
     reply = await rpc(request, core_of(request).customers.CreateCustomerBalanceTransaction, message)
-    return respond(reply, balance_transaction_json(reply.response.transaction), status=201)
+    return respond(reply, reply.response.transaction.object_json, status=201)
 
 
 async def list_balance_transactions(request: Request, customer_id: str) -> HTTPResponse:
@@ -55,8 +47,8 @@ async def list_balance_transactions(request: Request, customer_id: str) -> HTTPR
     reply = await rpc(
         request, core_of(request).customers.ListCustomerBalanceTransactions, message, is_read=True
     )
-    data = [balance_transaction_json(t) for t in reply.response.transactions]
-    body = list_json(
+    data = (t.object_json for t in reply.response.transactions)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)

@@ -9,9 +9,8 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.billing import customer_balance, payment_methods
-from http_gateway.billing.serializers import customer_json
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, Kind, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
@@ -65,7 +64,7 @@ async def create_customer(request: Request) -> HTTPResponse:
     if "address" in body:
         message.address.CopyFrom(body["address"])
     reply = await rpc(request, core_of(request).customers.CreateCustomer, message)
-    return respond(reply, customer_json(reply.response.customer), status=201)
+    return respond(reply, reply.response.customer.object_json, status=201)
 
 
 async def list_customers(request: Request) -> HTTPResponse:
@@ -75,8 +74,8 @@ async def list_customers(request: Request) -> HTTPResponse:
     if "email" in query:
         message.email = query["email"]
     reply = await rpc(request, core_of(request).customers.ListCustomers, message, is_read=True)
-    data = [customer_json(c) for c in reply.response.customers]
-    body = list_json(
+    data = (c.object_json for c in reply.response.customers)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -87,7 +86,7 @@ async def get_customer(request: Request, customer_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = customer_service_pb2.GetCustomerRequest(caller=caller.pb(), customer_id=customer_id)
     reply = await rpc(request, core_of(request).customers.GetCustomer, message, is_read=True)
-    return respond(reply, customer_json(reply.response.customer))
+    return respond(reply, reply.response.customer.object_json)
 
 
 async def update_customer(request: Request, customer_id: str) -> HTTPResponse:
@@ -107,7 +106,7 @@ async def update_customer(request: Request, customer_id: str) -> HTTPResponse:
         message.metadata.values.update(body["metadata"])
         message.metadata.SetInParent()
     reply = await rpc(request, core_of(request).customers.UpdateCustomer, message)
-    return respond(reply, customer_json(reply.response.customer))
+    return respond(reply, reply.response.customer.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -7,7 +7,6 @@ from connect.v1 import subscription_service_pb2 as pb
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import catalog_object_json as object_json
 from http_gateway.billing.subscription_bodies import (
     INVOICE_FILTERS,
     INVOICE_LIST_QUERY,
@@ -26,11 +25,11 @@ async def list_invoices(request: Request) -> HTTPResponse:
     query = parse_query(request, INVOICE_LIST_QUERY)
     message = pb.ListInvoicesRequest(caller=caller.pb(), **page_fields(query))
     if (status := list_status(query, INVOICE_STATUSES)) is not None:
-        message.status = status
+        message.status = status  # type: ignore[assignment]
     for name, value in list_filters(query, INVOICE_FILTERS).items():
         setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListInvoices, message, is_read=True)
-    data = [object_json(invoice) for invoice in reply.response.invoices]
+    data = (invoice.object_json for invoice in reply.response.invoices)
     return respond(reply, page_json(request, data, reply.response))
 
 
@@ -39,7 +38,7 @@ async def get_invoice(request: Request, invoice_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = pb.GetInvoiceRequest(caller=caller.pb(), invoice_id=invoice_id)
     reply = await rpc(request, core_of(request).subscriptions.GetInvoice, message, is_read=True)
-    return respond(reply, object_json(reply.response.invoice))
+    return respond(reply, reply.response.invoice.object_json)
 
 
 async def void_invoice(request: Request, invoice_id: str) -> HTTPResponse:
@@ -48,7 +47,7 @@ async def void_invoice(request: Request, invoice_id: str) -> HTTPResponse:
     idempotency, _ = await validated_with_key(request, caller.scope, lambda: no_parameters(request))
     message = pb.VoidInvoiceRequest(caller=caller.pb(), invoice_id=invoice_id, idempotency=idempotency)
     reply = await rpc(request, core_of(request).subscriptions.VoidInvoice, message)
-    return respond(reply, object_json(reply.response.invoice))
+    return respond(reply, reply.response.invoice.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -8,9 +8,8 @@ from connect.v1 import customer_pb2, customer_service_pb2
 from sanic import Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.serializers import payment_method_json
 from http_gateway.edge.pagination import PAGE_QUERY, page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
@@ -57,7 +56,7 @@ async def attach_payment_method(request: Request, customer_id: str) -> HTTPRespo
     if "paypal" in body:
         message.paypal_email = body["paypal"]["email"]
     reply = await rpc(request, core_of(request).customers.AttachPaymentMethod, message)
-    return respond(reply, payment_method_json(reply.response.payment_method), status=201)
+    return respond(reply, reply.response.payment_method.object_json, status=201)
 
 
 async def list_payment_methods(request: Request, customer_id: str) -> HTTPResponse:
@@ -67,8 +66,8 @@ async def list_payment_methods(request: Request, customer_id: str) -> HTTPRespon
         caller=caller.pb(), customer_id=customer_id, **page_fields(query)
     )
     reply = await rpc(request, core_of(request).customers.ListPaymentMethods, message, is_read=True)
-    data = [payment_method_json(m) for m in reply.response.payment_methods]
-    body = list_json(
+    data = (m.object_json for m in reply.response.payment_methods)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -84,4 +83,4 @@ async def detach_payment_method(request: Request, customer_id: str, payment_meth
         idempotency=idempotency,
     )
     reply = await rpc(request, core_of(request).customers.DetachPaymentMethod, message)
-    return respond(reply, payment_method_json(reply.response.payment_method))
+    return respond(reply, reply.response.payment_method.object_json)

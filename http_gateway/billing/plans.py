@@ -10,10 +10,10 @@ from connect.v1 import catalog_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json
+from http_gateway.billing.catalog_serializers import LIST_QUERY
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, parse_json_object, parse_query, validate_body, validate_fields
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 
@@ -51,7 +51,7 @@ async def create_plan(request: Request) -> HTTPResponse:
     if "description" in body:
         message.description = body["description"]
     reply = await rpc(request, core_of(request).catalog.CreatePlan, message)
-    return respond(reply, catalog_object_json(reply.response.plan), status=201)
+    return respond(reply, reply.response.plan.object_json, status=201)
 
 
 async def list_plans(request: Request) -> HTTPResponse:
@@ -59,8 +59,8 @@ async def list_plans(request: Request) -> HTTPResponse:
     query = parse_query(request, LIST_QUERY)
     message = catalog_service_pb2.ListPlansRequest(caller=caller.pb(), **page_fields(query))
     reply = await rpc(request, core_of(request).catalog.ListPlans, message, is_read=True)
-    data = [catalog_object_json(p) for p in reply.response.plans]
-    body = list_json(
+    data = (p.object_json for p in reply.response.plans)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -71,7 +71,7 @@ async def get_plan(request: Request, plan_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = catalog_service_pb2.GetPlanRequest(caller=caller.pb(), plan_id=plan_id)
     reply = await rpc(request, core_of(request).catalog.GetPlan, message, is_read=True)
-    return respond(reply, catalog_object_json(reply.response.plan))
+    return respond(reply, reply.response.plan.object_json)
 
 
 async def create_price(request: Request, plan_id: str) -> HTTPResponse:
@@ -91,7 +91,7 @@ async def create_price(request: Request, plan_id: str) -> HTTPResponse:
     if "trial_period_days" in body:
         message.trial_period_days = body["trial_period_days"]
     reply = await rpc(request, core_of(request).catalog.CreatePrice, message)
-    return respond(reply, catalog_object_json(reply.response.price), status=201)
+    return respond(reply, reply.response.price.object_json, status=201)
 
 
 async def list_prices(request: Request, plan_id: str) -> HTTPResponse:
@@ -103,8 +103,8 @@ async def list_prices(request: Request, plan_id: str) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).catalog.ListPrices, message, is_read=True)
-    data = [catalog_object_json(p) for p in reply.response.prices]
-    body = list_json(
+    data = (p.object_json for p in reply.response.prices)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -115,7 +115,7 @@ async def get_price(request: Request, price_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = catalog_service_pb2.GetPriceRequest(caller=caller.pb(), price_id=price_id)
     reply = await rpc(request, core_of(request).catalog.GetPrice, message, is_read=True)
-    return respond(reply, catalog_object_json(reply.response.price))
+    return respond(reply, reply.response.price.object_json)
 
 
 async def update_price(request: Request, price_id: str) -> HTTPResponse:
@@ -135,7 +135,7 @@ async def update_price(request: Request, price_id: str) -> HTTPResponse:
     if "active" in body:
         message.active = body["active"]
     reply = await rpc(request, core_of(request).catalog.UpdatePrice, message)
-    return respond(reply, catalog_object_json(reply.response.price))
+    return respond(reply, reply.response.price.object_json)
 
 
 def plans_blueprint() -> Blueprint:

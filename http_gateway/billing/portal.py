@@ -8,7 +8,6 @@ that succeeds is answered 303 to the portal's home, so a reload never posts twic
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -58,8 +57,7 @@ async def create_portal_session(request: Request) -> HTTPResponse:
         idempotency=idempotency,
     )
     reply = await rpc(request, core_of(request).portal.CreatePortalSession, message)
-    view: dict[str, Any] = json.loads(reply.response.session.object_json)
-    return respond(reply, view, status=201)
+    return respond(reply, reply.response.session.object_json, status=201)
 
 
 def blueprint() -> Blueprint:

@@ -10,19 +10,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from connect import errors
-from connect.v1 import common_pb2
+from connect.v1 import common_pb2, subscription_pb2
 from connect.v1 import subscription_service_pb2 as pb
 from google.protobuf.message import Message
 from sanic import Request
 
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import PAGE_QUERY
+from http_gateway.edge.serialization import enum_names
 from http_gateway.edge.validation import Field, Kind, parse_json_object, parse_query, validate_fields
 
 SUBSCRIPTION_PRORATIONS = ("create_prorations", "always_invoice", "none")
 ITEM_PRORATIONS = ("defer_to_next_cycle", "charge_immediately", "none")
-SUBSCRIPTION_STATUSES = ("TRIALING", "ACTIVE", "PAST_DUE", "UNPAID", "PAUSED", "CANCELED")
-INVOICE_STATUSES = ("DRAFT", "OPEN", "PAID", "UNCOLLECTIBLE", "VOID")
+# The closed list filters, named after their proto enums (the one list of values): REST name -> enum.
+SUBSCRIPTION_STATUSES = enum_names(subscription_pb2.SubscriptionStatus, "SUBSCRIPTION_STATUS_")
+INVOICE_STATUSES = enum_names(subscription_pb2.InvoiceStatus, "INVOICE_STATUS_")
 # Query-string booleans: the JSON literals in any case (Python's `requests` sends `True`) and 1/0;
 # anything else ("yes", "", "2") is refused rather than guessed.
 QUERY_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
@@ -164,8 +166,11 @@ def bool_options(request: Request, fields: tuple[Field, ...]) -> dict[str, bool]
     return {**query, **body}
 
 
-def list_status(query: Mapping[str, Any], allowed: tuple[str, ...]) -> str | None:
-    return check_choice(query["status"], allowed, "status") if "status" in query else None
+def list_status(query: Mapping[str, Any], allowed: Mapping[str, int]) -> int | None:
+    """The filter's enum value; a name outside the enum is parameter_invalid on `status`."""
+    if "status" not in query:
+        return None
+    return allowed[check_choice(query["status"], tuple(allowed), "status")]
 
 
 def preview_request(

@@ -6,13 +6,13 @@ subscription_bodies.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from connect.v1 import subscription_service_pb2 as pb
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import catalog_object_json as object_json
 from http_gateway.billing.subscription_bodies import (
     CREATE_FIELDS,
     ITEM_LIST_QUERY,
@@ -29,15 +29,15 @@ from http_gateway.billing.subscription_bodies import (
     update_body,
 )
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import JSON, list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
 
-def page_json(request: Request, data: list[JSON], response: Any) -> JSON:
+def page_json(request: Request, data: Iterable[str], response: Any) -> str:
     """The list envelope of /customers; `total_count` only when the core counted."""
     total = response.total_count if response.HasField("total_count") else None
-    return list_json(data, url=request.path, has_more=response.has_more, total_count=total)
+    return list_body(data, url=request.path, has_more=response.has_more, total_count=total)
 
 
 async def create_subscription(request: Request) -> HTTPResponse:
@@ -56,7 +56,7 @@ async def create_subscription(request: Request) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).subscriptions.CreateSubscription, message)
-    return respond(reply, object_json(reply.response.subscription), status=201)
+    return respond(reply, reply.response.subscription.object_json, status=201)
 
 
 async def list_subscriptions(request: Request) -> HTTPResponse:
@@ -67,11 +67,11 @@ async def list_subscriptions(request: Request) -> HTTPResponse:
         **page_fields(query),
     )
     if (status := list_status(query, SUBSCRIPTION_STATUSES)) is not None:
-        message.status = status
+        message.status = status  # type: ignore[assignment]
     for name, value in list_filters(query, SUBSCRIPTION_FILTERS).items():
         setattr(message, name, value)
     reply = await rpc(request, core_of(request).subscriptions.ListSubscriptions, message, is_read=True)
-    data = [object_json(s) for s in reply.response.subscriptions]
+    data = (s.object_json for s in reply.response.subscriptions)
     return respond(reply, page_json(request, data, reply.response))
 
 
@@ -82,7 +82,7 @@ async def get_subscription(request: Request, subscription_id: str) -> HTTPRespon
     reply = await rpc(
         request, core_of(request).subscriptions.GetSubscription, message, is_read=True, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.subscription))
+    return respond(reply, reply.response.subscription.object_json)
 
 
 async def update_subscription(request: Request, subscription_id: str) -> HTTPResponse:
@@ -100,7 +100,7 @@ async def update_subscription(request: Request, subscription_id: str) -> HTTPRes
     reply = await rpc(
         request, core_of(request).subscriptions.UpdateSubscription, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.subscription))
+    return respond(reply, reply.response.subscription.object_json)
 
 
 async def cancel_subscription(request: Request, subscription_id: str) -> HTTPResponse:
@@ -117,7 +117,7 @@ async def cancel_subscription(request: Request, subscription_id: str) -> HTTPRes
     reply = await rpc(
         request, core_of(request).subscriptions.CancelSubscription, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.subscription))
+    return respond(reply, reply.response.subscription.object_json)
 
 
 async def pause_subscription(request: Request, subscription_id: str) -> HTTPResponse:
@@ -127,7 +127,7 @@ async def pause_subscription(request: Request, subscription_id: str) -> HTTPResp
         caller=caller.pb(), subscription_id=subscription_id, idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).subscriptions.PauseSubscription, message, pin=subscription_id)
-    return respond(reply, object_json(reply.response.subscription))
+    return respond(reply, reply.response.subscription.object_json)
 
 
 async def resume_subscription(request: Request, subscription_id: str) -> HTTPResponse:
@@ -139,7 +139,7 @@ async def resume_subscription(request: Request, subscription_id: str) -> HTTPRes
     reply = await rpc(
         request, core_of(request).subscriptions.ResumeSubscription, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.subscription))
+    return respond(reply, reply.response.subscription.object_json)
 
 
 def no_parameters(request: Request) -> None:
@@ -164,7 +164,7 @@ async def add_item(request: Request, subscription_id: str) -> HTTPResponse:
     reply = await rpc(
         request, core_of(request).subscriptions.AddSubscriptionItem, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.item), status=201)
+    return respond(reply, reply.response.item.object_json, status=201)
 
 
 async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
@@ -182,7 +182,7 @@ async def list_items(request: Request, subscription_id: str) -> HTTPResponse:
         is_read=True,
         pin=subscription_id,
     )
-    data = [object_json(item) for item in reply.response.items]
+    data = (item.object_json for item in reply.response.items)
     return respond(reply, page_json(request, data, reply.response))
 
 
@@ -201,7 +201,7 @@ async def update_item(request: Request, subscription_id: str, item_id: str) -> H
     reply = await rpc(
         request, core_of(request).subscriptions.UpdateSubscriptionItem, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.item))
+    return respond(reply, reply.response.item.object_json)
 
 
 async def remove_item(request: Request, subscription_id: str, item_id: str) -> HTTPResponse:
@@ -217,7 +217,7 @@ async def remove_item(request: Request, subscription_id: str, item_id: str) -> H
     reply = await rpc(
         request, core_of(request).subscriptions.RemoveSubscriptionItem, message, pin=subscription_id
     )
-    return respond(reply, object_json(reply.response.item))
+    return respond(reply, reply.response.item.object_json)
 
 
 async def preview_change(request: Request, subscription_id: str) -> HTTPResponse:
@@ -232,7 +232,7 @@ async def preview_change(request: Request, subscription_id: str) -> HTTPResponse
     idempotency, message = await validated_with_key(request, caller.scope, validate)
     message.idempotency.CopyFrom(idempotency)
     reply = await rpc(request, core_of(request).subscriptions.PreviewSubscriptionChange, message)
-    return respond(reply, object_json(reply.response.preview))
+    return respond(reply, reply.response.preview.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -6,9 +6,9 @@ from connect.v1 import catalog_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.billing.catalog_serializers import LIST_QUERY, catalog_object_json
+from http_gateway.billing.catalog_serializers import LIST_QUERY
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 
@@ -42,7 +42,7 @@ async def create_tax_rate(request: Request) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).catalog.CreateTaxRate, message)
-    return respond(reply, catalog_object_json(reply.response.tax_rate), status=201)
+    return respond(reply, reply.response.tax_rate.object_json, status=201)
 
 
 async def list_tax_rates(request: Request) -> HTTPResponse:
@@ -50,8 +50,8 @@ async def list_tax_rates(request: Request) -> HTTPResponse:
     query = parse_query(request, LIST_QUERY)
     message = catalog_service_pb2.ListTaxRatesRequest(caller=caller.pb(), **page_fields(query))
     reply = await rpc(request, core_of(request).catalog.ListTaxRates, message, is_read=True)
-    data = [catalog_object_json(r) for r in reply.response.tax_rates]
-    body = list_json(
+    data = (r.object_json for r in reply.response.tax_rates)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -62,7 +62,7 @@ async def get_tax_rate(request: Request, tax_rate_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = catalog_service_pb2.GetTaxRateRequest(caller=caller.pb(), tax_rate_id=tax_rate_id)
     reply = await rpc(request, core_of(request).catalog.GetTaxRate, message, is_read=True)
-    return respond(reply, catalog_object_json(reply.response.tax_rate))
+    return respond(reply, reply.response.tax_rate.object_json)
 
 
 async def update_tax_rate(request: Request, tax_rate_id: str) -> HTTPResponse:
@@ -76,7 +76,7 @@ async def update_tax_rate(request: Request, tax_rate_id: str) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).catalog.UpdateTaxRate, message)
-    return respond(reply, catalog_object_json(reply.response.tax_rate))
+    return respond(reply, reply.response.tax_rate.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -80,15 +80,13 @@ async def credit_transactions(
 
 
 async def subscriptions(
-    request: Request, caller: common_pb2.Caller, after: str, *, customer_id: str = "", status: str = ""
+    request: Request, caller: common_pb2.Caller, after: str, *, customer_id: str = ""
 ) -> Listing:
     message = subscription_service_pb2.ListSubscriptionsRequest(
         caller=caller, limit=SECTION_SIZE if customer_id else PAGE_SIZE, starting_after=after
     )
     if customer_id:
         message.customer_id = customer_id
-    if status:
-        message.status = status
     reply = await rpc(request, core_of(request).subscriptions.ListSubscriptions, message, is_read=True)
     return _listing(_objects(reply.response.subscriptions), reply.response.has_more)
 
@@ -106,7 +104,6 @@ async def invoices(
     *,
     customer_id: str = "",
     subscription_id: str = "",
-    status: str = "",
 ) -> Listing:
     scoped = customer_id or subscription_id
     message = subscription_service_pb2.ListInvoicesRequest(
@@ -116,8 +113,6 @@ async def invoices(
         message.customer_id = customer_id
     if subscription_id:
         message.subscription_id = subscription_id
-    if status:
-        message.status = status
     reply = await rpc(request, core_of(request).subscriptions.ListInvoices, message, is_read=True)
     return _listing(_objects(reply.response.invoices), reply.response.has_more)
 

@@ -1,6 +1,6 @@
-"""pb2 resources → the dicts the billing and money templates read. Most carry the core's own rendering
-(`object_json`, the API's object); webhook endpoints, deliveries and the merchant are plain messages,
-named here the way the API names them (the dashboard context imports no other context)."""
+"""pb2 resources → the dicts the billing and money templates read: the core's own rendering
+(`object_json`, the API's object), parsed here because a template reads its fields (the REST routes
+never parse it). The settings and developers pages read the merchant's and API keys' typed fields."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import json
 from typing import Any
 
 from connect.v1 import merchant_pb2, webhook_pb2
-
-from http_gateway.dashboard.rendering import enum_label
 
 JSON = dict[str, Any]
 
@@ -21,49 +19,20 @@ def rendered(message: Any) -> JSON:
 
 
 def event_view(event: webhook_pb2.Event) -> JSON:
-    view: JSON = json.loads(event.payload_json)
-    return view
+    return rendered(event)
 
 
 def endpoint_view(endpoint: webhook_pb2.WebhookEndpoint) -> JSON:
-    status = webhook_pb2.WebhookEndpointStatus.Name(endpoint.status)
-    return {
-        "id": endpoint.id,
-        "url": endpoint.url,
-        "events": list(endpoint.events),
-        "description": endpoint.description if endpoint.HasField("description") else None,
-        "status": enum_label(status, "WEBHOOK_ENDPOINT_STATUS_"),
-        "created": endpoint.created,
-    }
+    """The endpoint as the API shows it (id, url, events, description, status, created)."""
+    return rendered(endpoint)
 
 
 def delivery_view(delivery: webhook_pb2.WebhookDelivery) -> JSON:
-    status = webhook_pb2.WebhookDeliveryStatus.Name(delivery.status)
-    return {
-        "id": delivery.id,
-        "event": delivery.event_id,
-        "event_type": delivery.event_type,
-        "status": enum_label(status, "WEBHOOK_DELIVERY_STATUS_"),
-        "attempt_count": delivery.attempt_count,
-        "next_attempt_at": delivery.next_attempt_at if delivery.HasField("next_attempt_at") else None,
-        "attempts": [
-            {
-                "attempted_at": a.attempted_at,
-                "status_code": a.status_code if a.HasField("status_code") else None,
-                "latency_ms": a.latency_ms,
-                "error": a.error if a.HasField("error") else None,
-                "succeeded": a.succeeded,
-            }
-            for a in delivery.attempts
-        ],
-    }
+    """The delivery as the API shows it, with its attempts."""
+    return rendered(delivery)
 
 
 def payout_settings_view(merchant: merchant_pb2.Merchant) -> JSON:
-    """The schedule (unset means the platform's default, daily) and the account's last four digits."""
-    schedule = merchant_pb2.PayoutSchedule.Name(merchant.payout_schedule)
-    label = enum_label(schedule, "PAYOUT_SCHEDULE_")
-    return {
-        "payout_schedule": "daily" if label == "unspecified" else label,
-        "payout_account_last4": merchant.payout_account_last4 or None,
-    }
+    """The schedule (daily when never set) and the account's last four digits, as the API shows them."""
+    view = rendered(merchant)
+    return {"payout_schedule": view["payout_schedule"], "payout_account_last4": view["payout_account_last4"]}

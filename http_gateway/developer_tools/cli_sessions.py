@@ -9,7 +9,7 @@ from sanic.response import HTTPResponse
 from http_gateway.developer_tools.cli_stream import stream_events
 from http_gateway.developer_tools.serializers import cli_response_json, cli_session_json
 from http_gateway.edge.pagination import PAGE_QUERY, page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import gateway_json, list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import (
     admit_api_key,
@@ -40,7 +40,7 @@ async def create_session(request: Request) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).cli_sessions.CreateCliSession, message)
     session = cli_session_json(reply.response.cli_session, settings_of(request).public_base_url)
-    return respond(reply, session, status=201)
+    return respond(reply, gateway_json(session), status=201)
 
 
 async def close_session(request: Request, session_id: str) -> HTTPResponse:
@@ -51,7 +51,7 @@ async def close_session(request: Request, session_id: str) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).cli_sessions.CloseCliSession, message)
     session = cli_session_json(reply.response.cli_session, settings_of(request).public_base_url)
-    return respond(reply, {**session, "closed": True})
+    return respond(reply, gateway_json({**session, "closed": True}))
 
 
 async def record_response(request: Request, session_id: str) -> HTTPResponse:
@@ -68,7 +68,7 @@ async def record_response(request: Request, session_id: str) -> HTTPResponse:
     if body.get("latency_ms") is not None:
         message.latency_ms = body["latency_ms"]
     reply = await rpc(request, core_of(request).cli_sessions.RecordCliResponse, message)
-    return respond(reply, cli_response_json(reply.response.cli_response), status=201)
+    return respond(reply, gateway_json(cli_response_json(reply.response.cli_response)), status=201)
 
 
 async def list_responses(request: Request, session_id: str) -> HTTPResponse:
@@ -80,8 +80,8 @@ async def list_responses(request: Request, session_id: str) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).cli_sessions.ListCliResponses, message, is_read=True)
-    data = [cli_response_json(r) for r in reply.response.cli_responses]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    data = (gateway_json(cli_response_json(r)) for r in reply.response.cli_responses)
+    return respond(reply, list_body(data, url=request.path, has_more=reply.response.has_more))
 
 
 def blueprint() -> Blueprint:

@@ -7,6 +7,7 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.developer_tools.serializers import test_reset_json
+from http_gateway.edge.serialization import gateway_json
 from http_gateway.edge.validation import validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 
@@ -17,7 +18,7 @@ async def reset_test_data(request: Request) -> HTTPResponse:
     validate_body(request, ())
     message = test_reset_service_pb2.ResetTestDataRequest(caller=caller.pb(), idempotency=idempotency)
     reply = await rpc(request, core_of(request).test_reset.ResetTestData, message)
-    return respond(reply, test_reset_json(reply.response))
+    return respond(reply, gateway_json(test_reset_json(reply.response)))
 
 
 def blueprint() -> Blueprint:

@@ -8,9 +8,8 @@ from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Kind, parse_query
-from http_gateway.ledger.serializers import balance_json, balance_transaction_json
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc
 
 LIST_QUERY: dict[str, Kind] = {
@@ -27,7 +26,7 @@ async def get_balance(request: Request) -> HTTPResponse:
     parse_query(request, {})
     message = ledger_service_pb2.GetBalanceRequest(caller=caller.pb())
     reply = await rpc(request, core_of(request).ledger.GetBalance, message, is_read=True)
-    return respond(reply, balance_json(reply.response.balance))
+    return respond(reply, reply.response.balance.object_json)
 
 
 async def list_balance_transactions(request: Request) -> HTTPResponse:
@@ -43,8 +42,8 @@ async def list_balance_transactions(request: Request) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).ledger.ListBalanceTransactions, message, is_read=True)
-    data = [balance_transaction_json(t) for t in reply.response.transactions]
-    body = list_json(
+    data = (t.object_json for t in reply.response.transactions)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)

@@ -8,9 +8,8 @@ from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Kind, parse_query
-from http_gateway.ledger.serializers import payout_json
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc
 
 LIST_QUERY: dict[str, Kind] = {
@@ -33,8 +32,8 @@ async def list_payouts(request: Request) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).ledger.ListPayouts, message, is_read=True)
-    data = [payout_json(p) for p in reply.response.payouts]
-    body = list_json(
+    data = (p.object_json for p in reply.response.payouts)
+    body = list_body(
         data, url=request.path, has_more=reply.response.has_more, total_count=reply.response.total_count
     )
     return respond(reply, body)
@@ -45,7 +44,7 @@ async def get_payout(request: Request, payout_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = ledger_service_pb2.GetPayoutRequest(caller=caller.pb(), id=payout_id)
     reply = await rpc(request, core_of(request).ledger.GetPayout, message, is_read=True)
-    return respond(reply, payout_json(reply.response.payout))
+    return respond(reply, reply.response.payout.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -7,8 +7,9 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.serialization import gateway_json
 from http_gateway.edge.validation import Field, parse_json_object, validate_body, validate_fields
-from http_gateway.merchants.serializers import PAYOUT_SCHEDULE_VALUES, merchant_json
+from http_gateway.merchants.serializers import PAYOUT_SCHEDULE_VALUES
 from http_gateway.pipeline.admission import (
     admit_dashboard,
     admit_public,
@@ -55,7 +56,7 @@ async def create_merchant(request: Request) -> HTTPResponse:
         client_address=client_address(request),
     )
     reply = await rpc(request, core_of(request).merchants.CreateMerchant, message)
-    return respond(reply, merchant_json(reply.response.merchant), status=201)
+    return respond(reply, reply.response.merchant.object_json, status=201)
 
 
 async def issue_token(request: Request) -> HTTPResponse:
@@ -72,14 +73,14 @@ async def issue_token(request: Request) -> HTTPResponse:
         "token_type": token.token_type or "bearer",
         "expires_in": token.expires_in,
     }
-    return respond(reply, body)
+    return respond(reply, gateway_json(body))
 
 
 async def get_me(request: Request) -> HTTPResponse:
     merchant_id = await admit_dashboard(request)
     message = merchant_service_pb2.GetMerchantRequest(merchant_id=merchant_id)
     reply = await rpc(request, core_of(request).merchants.GetMerchant, message, is_read=True)
-    return respond(reply, merchant_json(reply.response.merchant))
+    return respond(reply, reply.response.merchant.object_json)
 
 
 async def update_me(request: Request) -> HTTPResponse:
@@ -104,7 +105,7 @@ async def update_me(request: Request) -> HTTPResponse:
     if "current_password" in body:
         message.current_password = body["current_password"]
     reply = await rpc(request, core_of(request).merchants.UpdateMerchant, message)
-    return respond(reply, merchant_json(reply.response.merchant))
+    return respond(reply, reply.response.merchant.object_json)
 
 
 PASSWORD_FIELDS = (Field("current_password", "str"), Field("new_password", "str"))
@@ -120,7 +121,7 @@ async def change_password(request: Request) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).merchants.ChangePassword, message)
-    return respond(reply, merchant_json(reply.response.merchant))
+    return respond(reply, reply.response.merchant.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -7,9 +7,8 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
-from http_gateway.edge.serialization import ENVIRONMENT_VALUES, list_json
+from http_gateway.edge.serialization import ENVIRONMENT_VALUES, list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body
-from http_gateway.merchants.serializers import api_key_json
 from http_gateway.pipeline.admission import (
     admit_dashboard,
     api_key_cache,
@@ -41,7 +40,7 @@ async def create_key(request: Request) -> HTTPResponse:
         idempotency=idempotency,
     )
     reply = await rpc(request, core_of(request).api_keys.CreateApiKey, message)
-    return respond(reply, api_key_json(reply.response.api_key, include_secret=True), status=201)
+    return respond(reply, reply.response.api_key.object_json, status=201)
 
 
 async def list_keys(request: Request) -> HTTPResponse:
@@ -49,8 +48,8 @@ async def list_keys(request: Request) -> HTTPResponse:
     parse_query(request, {})
     message = api_key_service_pb2.ListApiKeysRequest(merchant_id=merchant_id)
     reply = await rpc(request, core_of(request).api_keys.ListApiKeys, message, is_read=True)
-    data = [api_key_json(k, include_secret=False) for k in reply.response.api_keys]
-    return respond(reply, list_json(data, url=request.path, has_more=False))
+    data = (k.object_json for k in reply.response.api_keys)
+    return respond(reply, list_body(data, url=request.path, has_more=False))
 
 
 async def revoke_key(request: Request, key_id: str) -> HTTPResponse:
@@ -61,7 +60,7 @@ async def revoke_key(request: Request, key_id: str) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).api_keys.RevokeApiKey, message)
     api_key_cache(request).evict_key(reply.response.api_key.id)  # other gateways: within their TTL
-    return respond(reply, api_key_json(reply.response.api_key, include_secret=False))
+    return respond(reply, reply.response.api_key.object_json)
 
 
 def blueprint() -> Blueprint:

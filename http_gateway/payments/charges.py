@@ -10,9 +10,9 @@ from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import list_limit
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Field, Kind, parse_query, validate_body
-from http_gateway.payments.serializers import CHARGE_STATUS_VALUES, capture_json, charge_json, refund_json
+from http_gateway.payments.serializers import CHARGE_STATUS_VALUES
 from http_gateway.pipeline.admission import admit_api_key, core_of, respond, rpc, validated_with_key
 
 CREATE_FIELDS = (
@@ -53,7 +53,7 @@ async def create_charge(request: Request) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).charges.CreateCharge, message)
-    return respond(reply, charge_json(reply.response.charge), status=201)
+    return respond(reply, reply.response.charge.object_json, status=201)
 
 
 async def get_charge(request: Request, charge_id: str) -> HTTPResponse:
@@ -61,7 +61,7 @@ async def get_charge(request: Request, charge_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = charge_service_pb2.GetChargeRequest(caller=caller.pb(), charge_id=charge_id)
     reply = await rpc(request, core_of(request).charges.GetCharge, message, is_read=True, pin=charge_id)
-    return respond(reply, charge_json(reply.response.charge))
+    return respond(reply, reply.response.charge.object_json)
 
 
 async def list_charges(request: Request) -> HTTPResponse:
@@ -82,8 +82,8 @@ async def list_charges(request: Request) -> HTTPResponse:
             setattr(message, name, query[name])
     reply = await rpc(request, core_of(request).charges.ListCharges, message, is_read=True)
     page: Any = reply.response
-    body = list_json(
-        [charge_json(c) for c in page.charges],
+    body = list_body(
+        (c.object_json for c in page.charges),
         url=request.path,
         has_more=page.has_more,
         total_count=page.total_count,
@@ -102,7 +102,7 @@ async def capture_charge(request: Request, charge_id: str) -> HTTPResponse:
     if "amount" in body:
         message.amount = body["amount"]
     reply = await rpc(request, core_of(request).charges.CaptureCharge, message, pin=charge_id)
-    return respond(reply, capture_json(reply.response.charge))
+    return respond(reply, reply.response.object_json)
 
 
 async def refund_charge(request: Request, charge_id: str) -> HTTPResponse:
@@ -117,7 +117,7 @@ async def refund_charge(request: Request, charge_id: str) -> HTTPResponse:
         if name in body:
             setattr(message, name, body[name])
     reply = await rpc(request, core_of(request).charges.RefundCharge, message, pin=charge_id)
-    return respond(reply, refund_json(reply.response.refund), status=201)
+    return respond(reply, reply.response.refund.object_json, status=201)
 
 
 async def void_charge(request: Request, charge_id: str) -> HTTPResponse:
@@ -127,7 +127,7 @@ async def void_charge(request: Request, charge_id: str) -> HTTPResponse:
         caller=caller.pb(), charge_id=charge_id, idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).charges.VoidCharge, message, pin=charge_id)
-    return respond(reply, charge_json(reply.response.charge))
+    return respond(reply, reply.response.charge.object_json)
 
 
 def blueprint() -> Blueprint:

@@ -9,6 +9,7 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.serialization import gateway_json
 from http_gateway.edge.validation import Field, validate_body, validate_fields
 from http_gateway.payments.pages import checkout_pages, rendering
 from http_gateway.payments.serializers import checkout_page_json, checkout_result_json
@@ -67,7 +68,7 @@ async def get_checkout_page(request: Request, charge_id: str) -> HTTPResponse:
         page_html = render_checkout_page_html(request, reply.response.page)
         if page_html is not None:
             return page_html
-    response = respond(reply, checkout_page_json(reply.response.page))
+    response = respond(reply, gateway_json(checkout_page_json(reply.response.page)))
     if hosted:
         response.headers["Vary"] = "Accept"  # the same URL serves the HTML page to browsers
     return response
@@ -95,7 +96,7 @@ async def complete_checkout(request: Request, charge_id: str) -> HTTPResponse:
     if "email" in details:
         message.paypal.CopyFrom(checkout_pb2.PaypalInput(email=details["email"]))
     reply = await rpc(request, core_of(request).checkout.CompleteCheckout, message, pin=charge_id)
-    return respond(reply, checkout_result_json(reply.response.result))
+    return respond(reply, gateway_json(checkout_result_json(reply.response.result)))
 
 
 async def cancel_checkout(request: Request, charge_id: str) -> HTTPResponse:
@@ -113,7 +114,7 @@ async def cancel_checkout(request: Request, charge_id: str) -> HTTPResponse:
         raise
     if form_post:
         return rendering.see_other(reply.response.redirect_url)
-    return respond(reply, {"redirectUrl": reply.response.redirect_url})
+    return respond(reply, gateway_json({"redirectUrl": reply.response.redirect_url}))
 
 
 def blueprint() -> Blueprint:

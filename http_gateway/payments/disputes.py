@@ -7,7 +7,6 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.validation import Field, validate_body
-from http_gateway.payments.serializers import dispute_json
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 
 CLOSE_FIELDS = (Field("outcome", "str", required=True),)
@@ -21,7 +20,7 @@ async def dispute_charge(request: Request, charge_id: str) -> HTTPResponse:
         caller=caller.pb(), charge_id=charge_id, idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).charges.DisputeCharge, message, pin=charge_id)
-    return respond(reply, dispute_json(reply.response.dispute), status=201)
+    return respond(reply, reply.response.dispute.object_json, status=201)
 
 
 async def close_dispute(request: Request, dispute_id: str) -> HTTPResponse:
@@ -32,7 +31,7 @@ async def close_dispute(request: Request, dispute_id: str) -> HTTPResponse:
         caller=caller.pb(), dispute_id=dispute_id, outcome=body["outcome"], idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).charges.CloseDispute, message)
-    return respond(reply, dispute_json(reply.response.dispute))
+    return respond(reply, reply.response.dispute.object_json)
 
 
 def blueprint() -> Blueprint:

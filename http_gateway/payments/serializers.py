@@ -1,9 +1,9 @@
-"""pb2 charges, refunds, disputes and checkout pages -> the spec's JSON objects, with one enum -> string
-table per enum."""
+"""The checkout page data and results the gateway builds itself (camelCase, spec: Checkout page data),
+with the charge status table. Charges, refunds, disputes and the capture result are the core's
+rendering (`object_json`), answered as they are."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from connect.v1 import charge_pb2, checkout_pb2
@@ -28,45 +28,6 @@ PAYMENT_METHOD_NAMES: Mapping[int, str | None] = {
     charge_pb2.PAYMENT_METHOD_TYPE_PAYPAL: "paypal",
 }
 CHARGE_STATUS_VALUES = inverse(CHARGE_STATUS_NAMES)
-
-
-def refund_json(refund: charge_pb2.Refund) -> JSON:
-    """The refund object exactly as the core rendered it (one shape per resource)."""
-    return _public_object(refund)
-
-
-def dispute_json(dispute: charge_pb2.Dispute) -> JSON:
-    """The dispute object exactly as the core rendered it."""
-    return _public_object(dispute)
-
-
-def charge_json(charge: charge_pb2.Charge) -> JSON:
-    """The charge object exactly as the core rendered it: the same function renders the `data.object` of
-    every charge event, so REST answers and webhooks never disagree."""
-    return _public_object(charge)
-
-
-def capture_json(charge: charge_pb2.Charge) -> JSON:
-    """DESIGN §5a: the capture result's `amount` is the amount captured (a view of the charge object)."""
-    view = _public_object(charge)
-    captured = view.get("amount_captured")
-    return {
-        "id": view["id"],
-        "object": "charge",
-        "status": view["status"],
-        "amount": captured,
-        "amount_captured": captured,
-        "currency": view["currency"],
-        "fee": view.get("fee"),
-        "net": view.get("net"),
-        "captured_at": view.get("captured_at"),
-        "livemode": view["livemode"],
-    }
-
-
-def _public_object(message: charge_pb2.Charge | charge_pb2.Refund | charge_pb2.Dispute) -> JSON:
-    view: JSON = json.loads(message.object_json)
-    return view
 
 
 def checkout_page_json(page: checkout_pb2.CheckoutPage) -> JSON:

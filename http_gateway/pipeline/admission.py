@@ -9,7 +9,7 @@ from connect import errors
 from connect.v1 import common_pb2, idempotency_service_pb2, merchant_service_pb2
 from google.protobuf.message import Message
 from sanic import Request
-from sanic.response import HTTPResponse, json
+from sanic.response import HTTPResponse
 
 from http_gateway.config import Settings
 from http_gateway.core_client.grpc_clients import CoreClients, CoreReply, call_core
@@ -64,10 +64,12 @@ async def rpc(
     )
 
 
-def respond(reply: CoreReply[Any], body: dict[str, Any], status: int = 200) -> HTTPResponse:
-    """JSON answer; a replayed idempotent result says so and keeps the original status code."""
+def respond(reply: CoreReply[Any], body: str, status: int = 200) -> HTTPResponse:
+    """The JSON text as it is: an object the core rendered (`object_json`), a list written around such
+    objects (`edge.serialization.list_body`), or one of the gateway's own answers (`gateway_json`) —
+    never parsed and dumped again. A replayed idempotent result says so and keeps its status code."""
     headers = {"Idempotent-Replayed": "true"} if reply.replayed else None
-    return json(body, status=status, headers=headers)
+    return HTTPResponse(body, status=status, headers=headers, content_type="application/json")
 
 
 async def _count(request: Request, subject: str, limit: int) -> None:

@@ -6,7 +6,7 @@ from connect.v1 import test_clock_pb2, test_clock_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
-from http_gateway.edge.serialization import JSON
+from http_gateway.edge.serialization import JSON, gateway_json
 from http_gateway.edge.validation import Field, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
 
@@ -21,7 +21,7 @@ async def get_clock(request: Request) -> HTTPResponse:
     caller = await admit_api_key(request, test_only=True)
     message = test_clock_service_pb2.GetTestClockRequest(caller=caller.pb())
     reply = await rpc(request, core_of(request).test_clock.GetTestClock, message)
-    return respond(reply, test_clock_json(reply.response.clock))
+    return respond(reply, gateway_json(test_clock_json(reply.response.clock)))
 
 
 async def advance_clock(request: Request) -> HTTPResponse:
@@ -32,7 +32,7 @@ async def advance_clock(request: Request) -> HTTPResponse:
         caller=caller.pb(), to=body["to"], idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).test_clock.AdvanceTestClock, message)
-    return respond(reply, test_clock_json(reply.response.clock))
+    return respond(reply, gateway_json(test_clock_json(reply.response.clock)))
 
 
 def blueprint() -> Blueprint:

@@ -8,14 +8,10 @@ from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
 from http_gateway.edge.pagination import PAGE_QUERY, page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import gateway_json, list_body
 from http_gateway.edge.validation import Field, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
-from http_gateway.webhooks.serializers import (
-    ENDPOINT_STATUS_VALUES,
-    webhook_delivery_json,
-    webhook_endpoint_json,
-)
+from http_gateway.webhooks.serializers import ENDPOINT_STATUS_VALUES
 
 CREATE_FIELDS = (
     Field("url", "str", required=True),
@@ -42,8 +38,7 @@ async def create_endpoint(request: Request) -> HTTPResponse:
     if "description" in body:
         message.description = body["description"]
     reply = await rpc(request, core_of(request).webhooks.CreateWebhookEndpoint, message)
-    body = webhook_endpoint_json(reply.response.webhook_endpoint, include_secret=True)
-    return respond(reply, body, status=201)
+    return respond(reply, reply.response.webhook_endpoint.object_json, status=201)
 
 
 async def list_endpoints(request: Request) -> HTTPResponse:
@@ -51,8 +46,8 @@ async def list_endpoints(request: Request) -> HTTPResponse:
     parse_query(request, {})
     message = webhook_service_pb2.ListWebhookEndpointsRequest(caller=caller.pb())
     reply = await rpc(request, core_of(request).webhooks.ListWebhookEndpoints, message, is_read=True)
-    data = [webhook_endpoint_json(e) for e in reply.response.webhook_endpoints]
-    return respond(reply, list_json(data, url=request.path, has_more=False))
+    data = (e.object_json for e in reply.response.webhook_endpoints)
+    return respond(reply, list_body(data, url=request.path, has_more=False))
 
 
 async def get_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
@@ -62,7 +57,7 @@ async def get_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
         caller=caller.pb(), webhook_endpoint_id=endpoint_id
     )
     reply = await rpc(request, core_of(request).webhooks.GetWebhookEndpoint, message, is_read=True)
-    return respond(reply, webhook_endpoint_json(reply.response.webhook_endpoint))
+    return respond(reply, reply.response.webhook_endpoint.object_json)
 
 
 async def update_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
@@ -82,7 +77,7 @@ async def update_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
             raise ApiError.invalid("status", "Invalid status: must be enabled or disabled.")
         message.status = ENDPOINT_STATUS_VALUES[body["status"]]  # type: ignore[assignment]
     reply = await rpc(request, core_of(request).webhooks.UpdateWebhookEndpoint, message)
-    return respond(reply, webhook_endpoint_json(reply.response.webhook_endpoint))
+    return respond(reply, reply.response.webhook_endpoint.object_json)
 
 
 async def delete_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
@@ -93,7 +88,8 @@ async def delete_endpoint(request: Request, endpoint_id: str) -> HTTPResponse:
     )
     reply = await rpc(request, core_of(request).webhooks.DeleteWebhookEndpoint, message)
     deleted = reply.response.webhook_endpoint_id
-    return respond(reply, {"id": deleted, "object": "webhook_endpoint", "deleted": True})
+    # The core answers only the id: the deletion's confirmation is written here.
+    return respond(reply, gateway_json({"id": deleted, "object": "webhook_endpoint", "deleted": True}))
 
 
 async def list_deliveries(request: Request, endpoint_id: str) -> HTTPResponse:
@@ -105,8 +101,8 @@ async def list_deliveries(request: Request, endpoint_id: str) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).webhooks.ListWebhookDeliveries, message, is_read=True)
-    data = [webhook_delivery_json(d) for d in reply.response.deliveries]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    data = (d.object_json for d in reply.response.deliveries)
+    return respond(reply, list_body(data, url=request.path, has_more=reply.response.has_more))
 
 
 def blueprint() -> Blueprint:

@@ -7,10 +7,9 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.pagination import page_fields
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.edge.validation import Kind, parse_query, validate_body
 from http_gateway.pipeline.admission import admit_api_key, check_idempotency, core_of, respond, rpc
-from http_gateway.webhooks.serializers import event_json, webhook_delivery_json
 
 LIST_QUERY: dict[str, Kind] = {"type": "str", "limit": "int32", "starting_after": "str"}
 
@@ -24,8 +23,8 @@ async def list_events(request: Request) -> HTTPResponse:
         **page_fields(query),
     )
     reply = await rpc(request, core_of(request).webhooks.ListEvents, message, is_read=True)
-    data = [event_json(e) for e in reply.response.events]
-    return respond(reply, list_json(data, url=request.path, has_more=reply.response.has_more))
+    data = (e.object_json for e in reply.response.events)
+    return respond(reply, list_body(data, url=request.path, has_more=reply.response.has_more))
 
 
 async def get_event(request: Request, event_id: str) -> HTTPResponse:
@@ -33,7 +32,7 @@ async def get_event(request: Request, event_id: str) -> HTTPResponse:
     parse_query(request, {})
     message = webhook_service_pb2.GetEventRequest(caller=caller.pb(), event_id=event_id)
     reply = await rpc(request, core_of(request).webhooks.GetEvent, message, is_read=True)
-    return respond(reply, event_json(reply.response.event))
+    return respond(reply, reply.response.event.object_json)
 
 
 async def resend_event(request: Request, event_id: str) -> HTTPResponse:
@@ -45,8 +44,8 @@ async def resend_event(request: Request, event_id: str) -> HTTPResponse:
         caller=caller.pb(), event_id=event_id, idempotency=idempotency
     )
     reply = await rpc(request, core_of(request).webhooks.ResendEvent, message)
-    data = [webhook_delivery_json(d) for d in reply.response.deliveries]
-    return respond(reply, list_json(data, url=request.path, has_more=False))
+    data = (d.object_json for d in reply.response.deliveries)
+    return respond(reply, list_body(data, url=request.path, has_more=False))
 
 
 def blueprint() -> Blueprint:

@@ -28,6 +28,7 @@ from core_server.billing.domain.subscription_changes import (
     UpdateItem,
 )
 from core_server.billing.domain.subscription_item import SubscriptionItem
+from core_server.billing.transport.status_mapping import INVOICE_STATUS_FROM_PB, SUBSCRIPTION_STATUS_FROM_PB
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.errors import ParameterMissing
@@ -148,7 +149,7 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
         page = await self._subscriptions.list(
             owner_from_caller(request.caller),
             customer_id=_optional(request, "customer_id"),
-            status=_optional(request, "status"),
+            status=SUBSCRIPTION_STATUS_FROM_PB.get(request.status),
             price_id=_optional(request, "price_id"),
             limit=request.limit,
             starting_after=request.starting_after or None,
@@ -333,7 +334,7 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
             owner_from_caller(request.caller),
             subscription_id=_optional(request, "subscription_id"),
             customer_id=_optional(request, "customer_id"),
-            status=_optional(request, "status"),
+            status=INVOICE_STATUS_FROM_PB.get(request.status),
             limit=request.limit,
             starting_after=request.starting_after or None,
         )

@@ -1,4 +1,5 @@
-"""Merchant and API key domain ⇄ protobuf conversion."""
+"""Merchant and API key domain ⇄ protobuf conversion: the public object as the core renders it
+(`object_json`), and the typed fields the gateway's own logic reads."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from connect.v1 import (
 
 from core_server.kernel.domain.public_json import unix_seconds
 from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB
+from core_server.merchants.application.merchant_view import api_key_json, merchant_json
 from core_server.merchants.domain.api_key import ApiKey
 from core_server.merchants.domain.merchant import Merchant
 
@@ -36,6 +38,7 @@ def merchant_to_pb(merchant: Merchant) -> merchant_pb2.Merchant:
         payout_account_last4=profile.payout_account_number[-4:],
         settlement_currency=profile.settlement_currency,
         token_version=merchant.token_version,
+        object_json=merchant_json(merchant),
     )
 
 
@@ -49,6 +52,7 @@ def api_key_to_pb(key: ApiKey) -> api_key_pb2.ApiKey:
         environment=ENVIRONMENT_TO_PB[key.environment],
         created=unix_seconds(key.created),
         revoked=key.revoked,
+        object_json=api_key_json(key),
     )
     if key.revoked_at is not None:
         pb.revoked_at = unix_seconds(key.revoked_at)

@@ -108,6 +108,22 @@ def charge_view(charge: Charge, checkout_base_url: str) -> JSON:
     return view
 
 
+def capture_view(charge: Charge) -> JSON:
+    """DESIGN §5a: the capture result is a view of the charge whose `amount` is the amount captured."""
+    return {
+        "id": charge.id,
+        "object": "charge",
+        "status": charge.status.value,
+        "amount": charge.amount_captured,
+        "amount_captured": charge.amount_captured,
+        "currency": charge.currency,
+        "fee": charge.fee,
+        "net": charge.net,
+        "captured_at": unix_seconds(charge.captured_at) if charge.captured_at is not None else None,
+        "livemode": charge.livemode,
+    }
+
+
 def to_json(view: JSON) -> str:
     """Compact JSON text, as it travels to the gateway inside the gRPC answers."""
     return compact_json(view)

@@ -15,7 +15,13 @@ from core_server.payments.application.charges import ChargeService, NewCharge
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.refund import Refund
-from core_server.payments.transport.mapping import STATUS_FROM_PB, charge_to_pb, dispute_to_pb, refund_to_pb
+from core_server.payments.transport.mapping import (
+    STATUS_FROM_PB,
+    capture_answer,
+    charge_to_pb,
+    dispute_to_pb,
+    refund_to_pb,
+)
 from core_server.rpc.status import answer, rpc
 
 
@@ -30,6 +36,9 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
 
     def _with_charge(self, response_type: Any) -> Callable[[Charge], Any]:
         return lambda charge: response_type(charge=charge_to_pb(charge, self._views))
+
+    def _capture_answer(self, charge: Charge) -> pb.CaptureChargeResponse:
+        return capture_answer(charge, self._views)
 
     def _with_refund(self, result: tuple[Refund, Charge]) -> pb.RefundChargeResponse:
         refund, charge = result
@@ -94,7 +103,7 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
         self, request: pb.CaptureChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.CaptureChargeResponse:
         owner = owner_from_caller(request.caller)
-        build = self._with_charge(pb.CaptureChargeResponse)
+        build = self._capture_answer
         result = await self._charges.capture(
             owner,
             request.charge_id,

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from connect.v1 import (
     charge_pb2,
+    charge_service_pb2,
     checkout_pb2,
 )
 
 from core_server.kernel.domain.public_json import unix_seconds
 from core_server.payments.application.charge_commands import CheckoutResult
-from core_server.payments.application.charge_view import ChargeViews, dispute_view, refund_view, to_json
+from core_server.payments.application.charge_view import (
+    ChargeViews,
+    capture_view,
+    dispute_view,
+    refund_view,
+    to_json,
+)
 from core_server.payments.application.checkout import CheckoutPage
 from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge, ChargeStatus
@@ -114,6 +121,13 @@ def charge_to_pb(charge: Charge, views: ChargeViews) -> charge_pb2.Charge:
     if charge.dispute is not None:
         pb.dispute.CopyFrom(dispute_to_pb(charge.dispute))
     return pb
+
+
+def capture_answer(charge: Charge, views: ChargeViews) -> charge_service_pb2.CaptureChargeResponse:
+    """The charge, and the capture result the REST API answers (a view of it, DESIGN §5a)."""
+    return charge_service_pb2.CaptureChargeResponse(
+        charge=charge_to_pb(charge, views), object_json=to_json(capture_view(charge))
+    )
 
 
 def card_from_pb(card: checkout_pb2.CardInput, present: bool) -> CardInput | None:

@@ -23,6 +23,7 @@ from core_server.webhooks.transport.webhook_mapping import (
     delivery_to_pb,
     endpoint_to_pb,
     event_to_pb,
+    reveal_secret_pb,
 )
 
 
@@ -71,9 +72,9 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
             try:
                 # The same request gets the same answer, secret included, while the endpoint exists.
                 secret = await self._webhooks.reveal_secret(owner, replayed.webhook_endpoint.id)
-                replayed.webhook_endpoint.secret = secret or ""
+                reveal_secret_pb(replayed.webhook_endpoint, secret or "")
             except NotFound:
-                pass
+                reveal_secret_pb(replayed.webhook_endpoint, "")
             return replayed
         return pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(result))
 

@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from connect.v1 import common_pb2 as connect_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect/v1/api_key.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\"\xe1\x01\n\x06\x41piKey\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fpublishable_key\x18\x03 \x01(\t\x12\x12\n\nsecret_key\x18\x04 \x01(\t\x12\x18\n\x10secret_key_last4\x18\x05 \x01(\t\x12,\n\x0b\x65nvironment\x18\x06 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x0f\n\x07\x63reated\x18\x07 \x01(\x03\x12\x0f\n\x07revoked\x18\x08 \x01(\x08\x12\x17\n\nrevoked_at\x18\t \x01(\x03H\x00\x88\x01\x01\x42\r\n\x0b_revoked_at*a\n\nApiKeyKind\x12\x1c\n\x18\x41PI_KEY_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x41PI_KEY_KIND_SECRET\x10\x01\x12\x1c\n\x18\x41PI_KEY_KIND_PUBLISHABLE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect/v1/api_key.proto\x12\nconnect.v1\x1a\x17\x63onnect/v1/common.proto\"\xf6\x01\n\x06\x41piKey\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fpublishable_key\x18\x03 \x01(\t\x12\x12\n\nsecret_key\x18\x04 \x01(\t\x12\x18\n\x10secret_key_last4\x18\x05 \x01(\t\x12,\n\x0b\x65nvironment\x18\x06 \x01(\x0e\x32\x17.connect.v1.Environment\x12\x0f\n\x07\x63reated\x18\x07 \x01(\x03\x12\x0f\n\x07revoked\x18\x08 \x01(\x08\x12\x17\n\nrevoked_at\x18\t \x01(\x03H\x00\x88\x01\x01\x12\x13\n\x0bobject_json\x18\n \x01(\tB\r\n\x0b_revoked_at*a\n\nApiKeyKind\x12\x1c\n\x18\x41PI_KEY_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x41PI_KEY_KIND_SECRET\x10\x01\x12\x1c\n\x18\x41PI_KEY_KIND_PUBLISHABLE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect.v1.api_key_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_APIKEYKIND']._serialized_start=293
-  _globals['_APIKEYKIND']._serialized_end=390
+  _globals['_APIKEYKIND']._serialized_start=314
+  _globals['_APIKEYKIND']._serialized_end=411
   _globals['_APIKEY']._serialized_start=66
-  _globals['_APIKEY']._serialized_end=291
+  _globals['_APIKEY']._serialized_end=312
 # @@protoc_insertion_point(module_scope)

@@ -16,7 +16,7 @@ API_KEY_KIND_SECRET: ApiKeyKind
 API_KEY_KIND_PUBLISHABLE: ApiKeyKind
 
 class ApiKey(_message.Message):
-    __slots__ = ("id", "name", "publishable_key", "secret_key", "secret_key_last4", "environment", "created", "revoked", "revoked_at")
+    __slots__ = ("id", "name", "publishable_key", "secret_key", "secret_key_last4", "environment", "created", "revoked", "revoked_at", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PUBLISHABLE_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,7 @@ class ApiKey(_message.Message):
     CREATED_FIELD_NUMBER: _ClassVar[int]
     REVOKED_FIELD_NUMBER: _ClassVar[int]
     REVOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     publishable_key: str
@@ -35,4 +36,5 @@ class ApiKey(_message.Message):
     created: int
     revoked: bool
     revoked_at: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., publishable_key: _Optional[str] = ..., secret_key: _Optional[str] = ..., secret_key_last4: _Optional[str] = ..., environment: _Optional[_Union[_common_pb2.Environment, str]] = ..., created: _Optional[int] = ..., revoked: _Optional[bool] = ..., revoked_at: _Optional[int] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., publishable_key: _Optional[str] = ..., secret_key: _Optional[str] = ..., secret_key_last4: _Optional[str] = ..., environment: _Optional[_Union[_common_pb2.Environment, str]] = ..., created: _Optional[int] = ..., revoked: _Optional[bool] = ..., revoked_at: _Optional[int] = ..., object_json: _Optional[str] = ...) -> None: ...

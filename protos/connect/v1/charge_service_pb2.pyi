@@ -100,10 +100,12 @@ class CaptureChargeRequest(_message.Message):
     def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., charge_id: _Optional[str] = ..., amount: _Optional[int] = ..., idempotency: _Optional[_Union[_common_pb2.Idempotency, _Mapping]] = ...) -> None: ...
 
 class CaptureChargeResponse(_message.Message):
-    __slots__ = ("charge",)
+    __slots__ = ("charge", "object_json")
     CHARGE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     charge: _charge_pb2.Charge
-    def __init__(self, charge: _Optional[_Union[_charge_pb2.Charge, _Mapping]] = ...) -> None: ...
+    object_json: str
+    def __init__(self, charge: _Optional[_Union[_charge_pb2.Charge, _Mapping]] = ..., object_json: _Optional[str] = ...) -> None: ...
 
 class RefundChargeRequest(_message.Message):
     __slots__ = ("caller", "charge_id", "amount", "reason", "idempotency")

@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63onnect/v1/merchant.proto\x12\nconnect.v1\"\x92\x02\n\x08Merchant\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x15\n\rbusiness_name\x18\x03 \x01(\t\x12\x10\n\x08logo_url\x18\x04 \x01(\t\x12\x13\n\x0b\x62rand_color\x18\x05 \x01(\t\x12\x15\n\rsupport_email\x18\x06 \x01(\t\x12\x33\n\x0fpayout_schedule\x18\x07 \x01(\x0e\x32\x1a.connect.v1.PayoutSchedule\x12\x0f\n\x07\x63reated\x18\x08 \x01(\x03\x12\x1c\n\x14payout_account_last4\x18\t \x01(\t\x12\x1b\n\x13settlement_currency\x18\n \x01(\t\x12\x15\n\rtoken_version\x18\x0b \x01(\x03*\x85\x01\n\x0ePayoutSchedule\x12\x1f\n\x1bPAYOUT_SCHEDULE_UNSPECIFIED\x10\x00\x12\x19\n\x15PAYOUT_SCHEDULE_DAILY\x10\x01\x12\x1a\n\x16PAYOUT_SCHEDULE_WEEKLY\x10\x02\x12\x1b\n\x17PAYOUT_SCHEDULE_MONTHLY\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63onnect/v1/merchant.proto\x12\nconnect.v1\"\xa7\x02\n\x08Merchant\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x15\n\rbusiness_name\x18\x03 \x01(\t\x12\x10\n\x08logo_url\x18\x04 \x01(\t\x12\x13\n\x0b\x62rand_color\x18\x05 \x01(\t\x12\x15\n\rsupport_email\x18\x06 \x01(\t\x12\x33\n\x0fpayout_schedule\x18\x07 \x01(\x0e\x32\x1a.connect.v1.PayoutSchedule\x12\x0f\n\x07\x63reated\x18\x08 \x01(\x03\x12\x1c\n\x14payout_account_last4\x18\t \x01(\t\x12\x1b\n\x13settlement_currency\x18\n \x01(\t\x12\x15\n\rtoken_version\x18\x0b \x01(\x03\x12\x13\n\x0bobject_json\x18\x0c \x01(\t*\x85\x01\n\x0ePayoutSchedule\x12\x1f\n\x1bPAYOUT_SCHEDULE_UNSPECIFIED\x10\x00\x12\x19\n\x15PAYOUT_SCHEDULE_DAILY\x10\x01\x12\x1a\n\x16PAYOUT_SCHEDULE_WEEKLY\x10\x02\x12\x1b\n\x17PAYOUT_SCHEDULE_MONTHLY\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect.v1.merchant_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PAYOUTSCHEDULE']._serialized_start=319
-  _globals['_PAYOUTSCHEDULE']._serialized_end=452
+  _globals['_PAYOUTSCHEDULE']._serialized_start=340
+  _globals['_PAYOUTSCHEDULE']._serialized_end=473
   _globals['_MERCHANT']._serialized_start=42
-  _globals['_MERCHANT']._serialized_end=316
+  _globals['_MERCHANT']._serialized_end=337
 # @@protoc_insertion_point(module_scope)

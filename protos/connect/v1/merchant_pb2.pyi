@@ -17,7 +17,7 @@ PAYOUT_SCHEDULE_WEEKLY: PayoutSchedule
 PAYOUT_SCHEDULE_MONTHLY: PayoutSchedule
 
 class Merchant(_message.Message):
-    __slots__ = ("id", "email", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "created", "payout_account_last4", "settlement_currency", "token_version")
+    __slots__ = ("id", "email", "business_name", "logo_url", "brand_color", "support_email", "payout_schedule", "created", "payout_account_last4", "settlement_currency", "token_version", "object_json")
     ID_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,7 @@ class Merchant(_message.Message):
     PAYOUT_ACCOUNT_LAST4_FIELD_NUMBER: _ClassVar[int]
     SETTLEMENT_CURRENCY_FIELD_NUMBER: _ClassVar[int]
     TOKEN_VERSION_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_JSON_FIELD_NUMBER: _ClassVar[int]
     id: str
     email: str
     business_name: str
@@ -40,4 +41,5 @@ class Merchant(_message.Message):
     payout_account_last4: str
     settlement_currency: str
     token_version: int
-    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[PayoutSchedule, str]] = ..., created: _Optional[int] = ..., payout_account_last4: _Optional[str] = ..., settlement_currency: _Optional[str] = ..., token_version: _Optional[int] = ...) -> None: ...
+    object_json: str
+    def __init__(self, id: _Optional[str] = ..., email: _Optional[str] = ..., business_name: _Optional[str] = ..., logo_url: _Optional[str] = ..., brand_color: _Optional[str] = ..., support_email: _Optional[str] = ..., payout_schedule: _Optional[_Union[PayoutSchedule, str]] = ..., created: _Optional[int] = ..., payout_account_last4: _Optional[str] = ..., settlement_currency: _Optional[str] = ..., token_version: _Optional[int] = ..., object_json: _Optional[str] = ...) -> None: ...

@@ -24,13 +24,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63onnect/v1/subscription.proto\x12\nconnect.v1\"/\n\x0cSubscription\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"3\n\x10SubscriptionItem\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"*\n\x07Invoice\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"*\n\x13SubscriptionPreview\x12\x13\n\x0bobject_json\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63onnect/v1/subscription.proto\x12\nconnect.v1\"/\n\x0cSubscription\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"3\n\x10SubscriptionItem\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"*\n\x07Invoice\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\x02 \x01(\t\"*\n\x13SubscriptionPreview\x12\x13\n\x0bobject_json\x18\x01 \x01(\t*\xff\x01\n\x12SubscriptionStatus\x12#\n\x1fSUBSCRIPTION_STATUS_UNSPECIFIED\x10\x00\x12 \n\x1cSUBSCRIPTION_STATUS_TRIALING\x10\x01\x12\x1e\n\x1aSUBSCRIPTION_STATUS_ACTIVE\x10\x02\x12 \n\x1cSUBSCRIPTION_STATUS_PAST_DUE\x10\x03\x12\x1e\n\x1aSUBSCRIPTION_STATUS_UNPAID\x10\x04\x12\x1e\n\x1aSUBSCRIPTION_STATUS_PAUSED\x10\x05\x12 \n\x1cSUBSCRIPTION_STATUS_CANCELED\x10\x06*\xb6\x01\n\rInvoiceStatus\x12\x1e\n\x1aINVOICE_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14INVOICE_STATUS_DRAFT\x10\x01\x12\x17\n\x13INVOICE_STATUS_OPEN\x10\x02\x12\x17\n\x13INVOICE_STATUS_PAID\x10\x03\x12 \n\x1cINVOICE_STATUS_UNCOLLECTIBLE\x10\x04\x12\x17\n\x13INVOICE_STATUS_VOID\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect.v1.subscription_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SUBSCRIPTIONSTATUS']._serialized_start=236
+  _globals['_SUBSCRIPTIONSTATUS']._serialized_end=491
+  _globals['_INVOICESTATUS']._serialized_start=494
+  _globals['_INVOICESTATUS']._serialized_end=676
   _globals['_SUBSCRIPTION']._serialized_start=45
   _globals['_SUBSCRIPTION']._serialized_end=92
   _globals['_SUBSCRIPTIONITEM']._serialized_start=94

@@ -50,11 +50,11 @@ class ListSubscriptionsRequest(_message.Message):
     STARTING_AFTER_FIELD_NUMBER: _ClassVar[int]
     caller: _common_pb2.Caller
     customer_id: str
-    status: str
+    status: _subscription_pb2.SubscriptionStatus
     price_id: str
     limit: int
     starting_after: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., customer_id: _Optional[str] = ..., status: _Optional[str] = ..., price_id: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., customer_id: _Optional[str] = ..., status: _Optional[_Union[_subscription_pb2.SubscriptionStatus, str]] = ..., price_id: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListSubscriptionsResponse(_message.Message):
     __slots__ = ("subscriptions", "has_more", "total_count")
@@ -334,10 +334,10 @@ class ListInvoicesRequest(_message.Message):
     caller: _common_pb2.Caller
     subscription_id: str
     customer_id: str
-    status: str
+    status: _subscription_pb2.InvoiceStatus
     limit: int
     starting_after: str
-    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ..., customer_id: _Optional[str] = ..., status: _Optional[str] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
+    def __init__(self, caller: _Optional[_Union[_common_pb2.Caller, _Mapping]] = ..., subscription_id: _Optional[str] = ..., customer_id: _Optional[str] = ..., status: _Optional[_Union[_subscription_pb2.InvoiceStatus, str]] = ..., limit: _Optional[int] = ..., starting_after: _Optional[str] = ...) -> None: ...
 
 class ListInvoicesResponse(_message.Message):
     __slots__ = ("invoices", "has_more", "total_count")

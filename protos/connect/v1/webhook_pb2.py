@@ -24,23 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect/v1/webhook.proto\x12\nconnect.v1\"\xca\x01\n\x0fWebhookEndpoint\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x31\n\x06status\x18\x05 \x01(\x0e\x32!.connect.v1.WebhookEndpointStatus\x12\x0f\n\x07\x63reated\x18\x06 \x01(\x03\x12\x10\n\x08livemode\x18\x07 \x01(\x08\x12\x0e\n\x06secret\x18\x08 \x01(\tB\x0e\n\x0c_description\"\x95\x01\n\x0eWebhookAttempt\x12\x14\n\x0c\x61ttempted_at\x18\x01 \x01(\x03\x12\x18\n\x0bstatus_code\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nlatency_ms\x18\x03 \x01(\x05\x12\x12\n\x05\x65rror\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x11\n\tsucceeded\x18\x05 \x01(\x08\x42\x0e\n\x0c_status_codeB\x08\n\x06_error\"\x93\x02\n\x0fWebhookDelivery\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ndpoint_id\x18\x02 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x03 \x01(\t\x12\x12\n\nevent_type\x18\x04 \x01(\t\x12\x31\n\x06status\x18\x05 \x01(\x0e\x32!.connect.v1.WebhookDeliveryStatus\x12\x15\n\rattempt_count\x18\x06 \x01(\x05\x12\x1c\n\x0fnext_attempt_at\x18\x07 \x01(\x03H\x00\x88\x01\x01\x12\x0f\n\x07\x63reated\x18\x08 \x01(\x03\x12,\n\x08\x61ttempts\x18\t \x03(\x0b\x32\x1a.connect.v1.WebhookAttemptB\x12\n\x10_next_attempt_at\"Z\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x63reated\x18\x03 \x01(\x03\x12\x10\n\x08livemode\x18\x04 \x01(\x08\x12\x14\n\x0cpayload_json\x18\x05 \x01(\t*\xb0\x01\n\x15WebhookEndpointStatus\x12\'\n#WEBHOOK_ENDPOINT_STATUS_UNSPECIFIED\x10\x00\x12#\n\x1fWEBHOOK_ENDPOINT_STATUS_ENABLED\x10\x01\x12$\n WEBHOOK_ENDPOINT_STATUS_DISABLED\x10\x02\x12#\n\x1fWEBHOOK_ENDPOINT_STATUS_FAILING\x10\x03*\xb0\x01\n\x15WebhookDeliveryStatus\x12\'\n#WEBHOOK_DELIVERY_STATUS_UNSPECIFIED\x10\x00\x12#\n\x1fWEBHOOK_DELIVERY_STATUS_PENDING\x10\x01\x12%\n!WEBHOOK_DELIVERY_STATUS_SUCCEEDED\x10\x02\x12\"\n\x1eWEBHOOK_DELIVERY_STATUS_FAILED\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63onnect/v1/webhook.proto\x12\nconnect.v1\"}\n\x0fWebhookEndpoint\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x08 \x01(\t\x12\x13\n\x0bobject_json\x18\t \x01(\tJ\x04\x08\x02\x10\x08R\x03urlR\x06\x65ventsR\x0b\x64\x65scriptionR\x06statusR\x07\x63reatedR\x08livemode\"\x96\x01\n\x0fWebhookDelivery\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_json\x18\n \x01(\tJ\x04\x08\x02\x10\nR\x0b\x65ndpoint_idR\x08\x65vent_idR\nevent_typeR\x06statusR\rattempt_countR\x0fnext_attempt_atR\x07\x63reatedR\x08\x61ttempts\"Y\n\x05\x45vent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0f\n\x07\x63reated\x18\x03 \x01(\x03\x12\x10\n\x08livemode\x18\x04 \x01(\x08\x12\x13\n\x0bobject_json\x18\x05 \x01(\t*\xb0\x01\n\x15WebhookEndpointStatus\x12\'\n#WEBHOOK_ENDPOINT_STATUS_UNSPECIFIED\x10\x00\x12#\n\x1fWEBHOOK_ENDPOINT_STATUS_ENABLED\x10\x01\x12$\n WEBHOOK_ENDPOINT_STATUS_DISABLED\x10\x02\x12#\n\x1fWEBHOOK_ENDPOINT_STATUS_FAILING\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'connect.v1.webhook_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_WEBHOOKENDPOINTSTATUS']._serialized_start=768
-  _globals['_WEBHOOKENDPOINTSTATUS']._serialized_end=944
-  _globals['_WEBHOOKDELIVERYSTATUS']._serialized_start=947
-  _globals['_WEBHOOKDELIVERYSTATUS']._serialized_end=1123
-  _globals['_WEBHOOKENDPOINT']._serialized_start=41
-  _globals['_WEBHOOKENDPOINT']._serialized_end=243
-  _globals['_WEBHOOKATTEMPT']._serialized_start=246
-  _globals['_WEBHOOKATTEMPT']._serialized_end=395
-  _globals['_WEBHOOKDELIVERY']._serialized_start=398
-  _globals['_WEBHOOKDELIVERY']._serialized_end=673
-  _globals['_EVENT']._serialized_start=675
-  _globals['_EVENT']._serialized_end=765
+  _globals['_WEBHOOKENDPOINTSTATUS']._serialized_start=412
+  _globals['_WEBHOOKENDPOINTSTATUS']._serialized_end=588
+  _globals['_WEBHOOKENDPOINT']._serialized_start=40
+  _globals['_WEBHOOKENDPOINT']._serialized_end=165
+  _globals['_WEBHOOKDELIVERY']._serialized_start=168
+  _globals['_WEBHOOKDELIVERY']._serialized_end=318
+  _globals['_EVENT']._serialized_start=320
+  _globals['_EVENT']._serialized_end=409
 # @@protoc_insertion_point(module_scope)

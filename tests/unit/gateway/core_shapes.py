@@ -1,4 +1,4 @@
-"""Charges, refunds, disputes and events as the core sends them, for gateway tests.
+"""Charges, refunds, disputes, events, merchants and API keys as the core sends them, for gateway tests.
 
 The gateway answers the public object the core rendered (`object_json`), so a test never writes a pb
 charge by hand: it makes a domain `Charge` the way the core does (a validated draft, then the spec's
@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from connect.v1 import charge_pb2, webhook_pb2
+from connect.v1 import api_key_pb2, charge_pb2, charge_service_pb2, merchant_pb2, webhook_pb2
 
 from core_server.kernel.domain.environment import Environment
+from core_server.merchants.domain.api_key import ApiKey
+from core_server.merchants.domain.merchant import Merchant, Profile
+from core_server.merchants.transport.mapping import api_key_to_pb, merchant_to_pb
 from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge, ChargeStatus
@@ -21,7 +24,7 @@ from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.payment import PaymentMethodType
 from core_server.payments.domain.refund import Refund
 from core_server.payments.domain.sandbox import PAYPAL_SUCCESS, simulate_card, simulate_paypal
-from core_server.payments.transport.mapping import charge_to_pb, dispute_to_pb, refund_to_pb
+from core_server.payments.transport.mapping import capture_answer, charge_to_pb, dispute_to_pb, refund_to_pb
 from core_server.webhooks.domain.events import StoredEvent
 from core_server.webhooks.transport.webhook_mapping import event_to_pb
 
@@ -149,6 +152,11 @@ def charge_pb(charge: Charge) -> charge_pb2.Charge:
     return charge_to_pb(charge, VIEWS)
 
 
+def capture_pb(charge: Charge) -> charge_service_pb2.CaptureChargeResponse:
+    """The capture answer: the charge, and the capture result the REST API shows."""
+    return capture_answer(charge, VIEWS)
+
+
 def refund_pb(refund: Refund) -> charge_pb2.Refund:
     return refund_to_pb(refund)
 
@@ -177,3 +185,29 @@ def events_pb(charge: Charge) -> list[webhook_pb2.Event]:
         )
         for event in VIEWS.events(charge)
     ]
+
+
+def merchant_message(
+    merchant_id: str = "acct_1", email: str = "m@example.com", **profile: str
+) -> merchant_pb2.Merchant:
+    """A merchant as the core answers it (its typed fields and its rendering), created at Unix second 1."""
+    created = datetime.fromtimestamp(1, UTC)
+    return merchant_to_pb(Merchant(merchant_id, email, "hash", Profile(**profile), created))
+
+
+def api_key_message(
+    key_id: str = "key_1", *, secret: str | None = None, last4: str = "st_s", revoked_at: int | None = None
+) -> api_key_pb2.ApiKey:
+    """A TEST key as the core answers it, created at Unix second 2; `secret` only as creation returns it."""
+    key = ApiKey(
+        id=key_id,
+        merchant_id=MERCHANT_ID,
+        name="srv",
+        environment=Environment.TEST,
+        publishable_key="pk_test_p",
+        secret_key_last4=last4,
+        created=datetime.fromtimestamp(2, UTC),
+        revoked_at=datetime.fromtimestamp(revoked_at, UTC) if revoked_at is not None else None,
+        secret_key=secret,
+    )
+    return api_key_to_pb(key)

@@ -13,7 +13,7 @@ from connect.v1 import api_key_service_pb2 as keys_svc
 
 from http_gateway.pipeline.api_key_cache import ApiKeyCache
 from http_gateway.pipeline.auth import ApiCaller
-from tests.unit.gateway.core_shapes import charge_with_id
+from tests.unit.gateway.core_shapes import api_key_message, charge_with_id
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, rpc_error
 
 SECRET = "sk_test_" + "c" * 32
@@ -80,7 +80,7 @@ async def test_one_core_lookup_serves_many_requests_until_the_key_is_revoked_her
     for _ in range(3):
         assert (await client.get("/v1/charges/ch_1", headers=auth)).status_code == 200
     assert len(core.api_keys.AuthenticateApiKey.calls) == 1
-    revoked = api_key_pb2.ApiKey(id="key_1", revoked=True, revoked_at=9)
+    revoked = api_key_message("key_1", revoked_at=9)
     core.api_keys.RevokeApiKey.returns(keys_svc.RevokeApiKeyResponse(api_key=revoked))
     assert (await client.delete("/v1/keys/key_1", headers=_dashboard())).status_code == 200
     assert (await client.get("/v1/charges/ch_1", headers=auth)).status_code == 200

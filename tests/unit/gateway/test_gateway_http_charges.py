@@ -11,10 +11,12 @@ from tests.unit.gateway.core_shapes import (
     NOW,
     NOW_UNIX,
     authorized,
+    capture_pb,
     captured,
     charge_pb,
     charge_with_id,
     dispute_pb,
+    new_charge,
     refund_pb,
 )
 from tests.unit.gateway.gateway_fakes import rpc_error
@@ -191,9 +193,7 @@ async def test_list_query_errors_name_the_parameter(client, core):
 
 
 async def test_capture_without_amount_captures_everything(client, core):
-    core.charges.CaptureCharge.returns(
-        svc.CaptureChargeResponse(charge=charge_pb(captured("ch_1", amount=5000)))
-    )
+    core.charges.CaptureCharge.returns(capture_pb(captured("ch_1", amount=5000)))
     r = await client.post("/v1/charges/ch_1/capture", headers=SECRET)
     assert r.status_code == 200
     assert r.json()["amount"] == 5000 and r.json()["fee"] == 175
@@ -201,7 +201,7 @@ async def test_capture_without_amount_captures_everything(client, core):
 
 
 async def test_partial_capture_sends_the_amount(client, core):
-    core.charges.CaptureCharge.returns(svc.CaptureChargeResponse(charge=charge_with_id("ch_1")))
+    core.charges.CaptureCharge.returns(capture_pb(new_charge("ch_1")))
     await client.post("/v1/charges/ch_1/capture", json={"amount": 0}, headers=SECRET)
     sent = core.charges.CaptureCharge.last
     assert sent.HasField("amount") and sent.amount == 0  # the core answers 0 with parameter_invalid

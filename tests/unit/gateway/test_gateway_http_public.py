@@ -6,12 +6,13 @@ import time
 
 import grpc
 import jwt
-from connect.v1 import api_key_pb2, charge_pb2, checkout_pb2, common_pb2, merchant_pb2
 from connect.v1 import api_key_service_pb2 as keys_svc
+from connect.v1 import charge_pb2, checkout_pb2, common_pb2, merchant_pb2
 from connect.v1 import checkout_service_pb2 as checkout_svc
 from connect.v1 import merchant_service_pb2 as merchant_svc
 
 from http_gateway.payments import checkout as checkout_routes
+from tests.unit.gateway.core_shapes import api_key_message, merchant_message
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, rpc_error
 
 
@@ -26,7 +27,7 @@ def _error(r) -> tuple[int, str | None, str | None]:
     return r.status_code, error["type"], error["param"]
 
 
-MERCHANT = merchant_pb2.Merchant(id="acct_1", email="m@example.com", business_name="Shop", created=1)
+MERCHANT = merchant_message("acct_1", business_name="Shop")
 
 
 async def test_signup_is_201_with_signup_idempotency_scope(client, core, redis):
@@ -94,15 +95,7 @@ async def test_profile_needs_a_valid_token(client):
     assert (r.status_code, r.json()["error"]["code"]) == (401, "token_invalid")
 
 
-KEY = api_key_pb2.ApiKey(
-    id="key_1",
-    name="srv",
-    publishable_key="pk_test_p",
-    secret_key="sk_test_s",
-    secret_key_last4="st_s",
-    environment=common_pb2.ENVIRONMENT_TEST,
-    created=2,
-)
+KEY = api_key_message("key_1", secret="sk_test_s")
 
 
 async def test_key_create_list_revoke(client, core):
@@ -114,16 +107,14 @@ async def test_key_create_list_revoke(client, core):
     assert core.api_keys.CreateApiKey.last.environment == common_pb2.ENVIRONMENT_TEST
     assert core.idempotency.CheckIdempotencyKey.last.scope == "acct_1:dashboard"
 
-    listed = api_key_pb2.ApiKey()
-    listed.CopyFrom(KEY)
-    listed.secret_key = ""
+    listed = api_key_message("key_1")
     core.api_keys.ListApiKeys.returns(keys_svc.ListApiKeysResponse(api_keys=[listed]))
     r = await client.get("/api/v1/connect/keys", headers=_bearer())
     body = r.json()
     assert (body["object"], body["has_more"], body["url"]) == ("list", False, "/api/v1/connect/keys")
     assert "secret_key" not in body["data"][0] and body["data"][0]["secret_key_last4"] == "st_s"
 
-    revoked = api_key_pb2.ApiKey(id="key_1", revoked=True, revoked_at=9)
+    revoked = api_key_message("key_1", revoked_at=9)
     core.api_keys.RevokeApiKey.returns(keys_svc.RevokeApiKeyResponse(api_key=revoked))
     r = await client.delete("/api/v1/connect/keys/key_1", headers=_bearer())
     assert (r.status_code, r.json()["revoked"], r.json()["revoked_at"]) == (200, True, 9)

@@ -1,44 +1,44 @@
 """The document's response schemas describe what the gateway really answers.
 
-Charges, refunds, disputes and charge events are rendered by the core (the gateway passes the core's
-`object_json` on): they are made here as the core makes them — domain charges through its transitions,
-converted by its own mapping — in every stage and status, so a rendering that gains or renames a field
-fails here until the document follows. The gateway's own answers get two protobuf messages built from
-the message descriptors themselves: one with every field set (every `optional` present, one element per
-list, each oneof case in turn) and one with only the always-present fields. Every output must validate
+Every resource is rendered by the core (the gateway answers the core's `object_json` as it is, and
+writes list envelopes around it): they are made here as the core makes them — domain objects, charges
+through their transitions, converted by its own mapping — in every stage and status, so a rendering that
+gains or renames a field fails here until the document follows. The gateway's own answers (checkout page
+data and results) get two protobuf messages built from the message descriptors themselves: one with
+every field set (every `optional` present, one element per list, each oneof case in turn) and one with
+only the always-present fields. Every output must validate
 against the schema the document names for that answer; the schemas forbid unknown properties.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from connect.v1 import api_key_pb2, charge_pb2, checkout_pb2, merchant_pb2, webhook_pb2
+from connect.v1 import charge_pb2, checkout_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from jsonschema import Draft202012Validator
 
 from core_server.kernel.domain.environment import Environment
+from core_server.merchants.domain.api_key import ApiKey
+from core_server.merchants.domain.merchant import Merchant, Profile
+from core_server.merchants.transport.mapping import api_key_to_pb, merchant_to_pb
 from core_server.payments.domain.charge import Charge, ChargeStatus
 from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
 from core_server.payments.transport.mapping import STATUS_TO_PB
-from http_gateway.edge.serialization import list_json
-from http_gateway.merchants.serializers import api_key_json, merchant_json
+from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
+from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
+from core_server.webhooks.transport.webhook_mapping import delivery_to_pb, endpoint_to_pb
+from http_gateway.edge.serialization import list_body
 from http_gateway.operational.openapi import document
-from http_gateway.payments.serializers import (
-    capture_json,
-    charge_json,
-    checkout_page_json,
-    checkout_result_json,
-    dispute_json,
-    refund_json,
-)
-from http_gateway.webhooks.serializers import event_json, webhook_delivery_json, webhook_endpoint_json
+from http_gateway.payments.serializers import checkout_page_json, checkout_result_json
 from tests.unit.gateway.core_shapes import (
     NOW,
+    capture_pb,
     captured,
     charge_pb,
     events_pb,
@@ -57,7 +57,6 @@ _STRINGS = {
 }
 _TYPED = {
     (checkout_pb2.CheckoutResult, "status"): "authorized",
-    (webhook_pb2.WebhookEndpoint, "events"): "charge.completed",
 }
 
 
@@ -108,28 +107,8 @@ def _variants(message_type: type[Message]) -> list[Message]:
 
 
 CASES: list[tuple[str, type[Message], Callable[[Any], Any]]] = [
-    ("ApiKey", api_key_pb2.ApiKey, lambda k: api_key_json(k, include_secret=False)),
-    ("NewApiKey", api_key_pb2.ApiKey, lambda k: api_key_json(k, include_secret=True)),
-    (
-        "ApiKeyList",
-        api_key_pb2.ApiKey,
-        lambda k: list_json([api_key_json(k, include_secret=False)], url="/x", has_more=False),
-    ),
-    ("Merchant", merchant_pb2.Merchant, merchant_json),
     ("CheckoutPage", checkout_pb2.CheckoutPage, checkout_page_json),
     ("CheckoutResult", checkout_pb2.CheckoutResult, checkout_result_json),
-    ("WebhookEndpoint", webhook_pb2.WebhookEndpoint, webhook_endpoint_json),
-    (
-        "NewWebhookEndpoint",
-        webhook_pb2.WebhookEndpoint,
-        lambda e: webhook_endpoint_json(e, include_secret=True),
-    ),
-    ("WebhookDelivery", webhook_pb2.WebhookDelivery, webhook_delivery_json),
-    (
-        "WebhookDeliveryList",
-        webhook_pb2.WebhookDelivery,
-        lambda d: list_json([webhook_delivery_json(d)], url="/x", has_more=False),
-    ),
 ]
 
 
@@ -148,7 +127,7 @@ def test_an_unknown_checkout_id_shows_only_the_error():
 
 
 def test_the_schemas_refuse_an_undocumented_field():
-    body = charge_json(charge_pb(fully_populated()))
+    body = json.loads(charge_pb(fully_populated()).object_json)
     assert not list(_validator("Charge").iter_errors(body))
     body["surprise"] = 1
     assert list(_validator("Charge").iter_errors(body))
@@ -196,12 +175,12 @@ def _charge_bodies(charge: Charge) -> dict[str, list[Any]]:
     """Every documented answer that carries this charge, its refunds, its dispute or its events."""
     pb = charge_pb(charge)
     return {
-        "Charge": [charge_json(pb)],
-        "CaptureResult": [capture_json(pb)],
-        "ChargeList": [list_json([charge_json(pb)], url="/x", has_more=True, total_count=1)],
-        "Refund": [refund_json(refund) for refund in pb.refunds],
-        "Dispute": [dispute_json(pb.dispute)] if pb.HasField("dispute") else [],
-        "Event": [event_json(event) for event in events_pb(charge)],
+        "Charge": [json.loads(pb.object_json)],
+        "CaptureResult": [json.loads(capture_pb(charge).object_json)],
+        "ChargeList": [json.loads(list_body([pb.object_json], url="/x", has_more=True, total_count=1))],
+        "Refund": [json.loads(refund.object_json) for refund in pb.refunds],
+        "Dispute": [json.loads(pb.dispute.object_json)] if pb.HasField("dispute") else [],
+        "Event": [json.loads(event.object_json) for event in events_pb(charge)],
     }
 
 
@@ -224,7 +203,7 @@ def test_core_rendered_charges_match_the_documented_schema(schema):
 
 @pytest.mark.parametrize("status", list(ChargeStatus), ids=lambda s: s.value)
 def test_every_charge_status_is_a_documented_value(status):
-    body = charge_json(charge_pb(in_status(status)))
+    body = json.loads(charge_pb(in_status(status)).object_json)
     assert body["status"] == status.value
     assert not list(_validator("Charge").iter_errors(body))
 
@@ -237,7 +216,7 @@ def test_the_documented_statuses_are_the_core_statuses():
 
 def test_every_documented_charge_field_is_rendered_for_some_charge():
     """The samples above reach every stage: a documented field no charge shows is a stale document."""
-    bodies = [charge_json(charge_pb(make())) for make in CORE_CHARGES.values()]
+    bodies = [json.loads(charge_pb(make()).object_json) for make in CORE_CHARGES.values()]
     schemas = _COMPONENTS["schemas"]
     assert set().union(*bodies) == set(schemas["Charge"]["properties"])
     details = [b["payment_method_details"] for b in bodies if "payment_method_details" in b]
@@ -249,6 +228,97 @@ def test_every_documented_charge_field_is_rendered_for_some_charge():
 
 
 def test_a_paypal_charge_matches_too():
-    body = charge_json(charge_pb(pay_by_paypal(new_charge())))
+    body = json.loads(charge_pb(pay_by_paypal(new_charge())).object_json)
     assert body["payment_method_details"]["type"] == "paypal"
     assert not list(_validator("Charge").iter_errors(body))
+
+
+# Merchants, API keys, webhook endpoints and deliveries as the core renders them.
+
+
+def _merchants() -> list[Merchant]:
+    full = Profile(
+        business_name="Shoes Inc",
+        logo_url="https://shop.example/logo.png",
+        brand_color="#1a2b3c",
+        support_email="help@shop.example",
+        payout_schedule="weekly",
+        payout_account_number="000123456789",
+        settlement_currency="eur",
+    )
+    return [Merchant("acct_1", "m@example.com", "h", profile, NOW) for profile in (Profile(), full)]
+
+
+def _key(secret: str | None, revoked: bool = False) -> ApiKey:
+    return ApiKey(
+        id="key_" + "a" * 24,
+        merchant_id="acct_1",
+        name="server",
+        environment=Environment.TEST,
+        publishable_key="pk_test_" + "p" * 32,
+        secret_key_last4="abcd",
+        created=NOW,
+        revoked_at=NOW if revoked else None,
+        secret_key=secret,
+    )
+
+
+def _endpoint(secret: str | None = None, description: str | None = None) -> WebhookEndpoint:
+    return WebhookEndpoint(
+        id="we_" + "a" * 24,
+        merchant_id="acct_1",
+        environment=Environment.LIVE,
+        url="https://shop.example/hook",
+        events=("charge.completed",),
+        description=description,
+        status=WebhookEndpointStatus.FAILING,
+        created=NOW,
+        secret=secret,
+    )
+
+
+def _deliveries() -> list[WebhookDelivery]:
+    failed = DeliveryAttempt(NOW, None, 10_000, "timed out", False)
+    answered = DeliveryAttempt(NOW, 200, 12, None, True)
+    pending = WebhookDelivery(
+        "whd_1", "we_1", "evt_1", "charge.completed", DeliveryStatus.PENDING, 1, NOW, NOW, (failed,)
+    )
+    done = WebhookDelivery(
+        "whd_2",
+        "we_1",
+        "evt_1",
+        "charge.completed",
+        DeliveryStatus.SUCCEEDED,
+        2,
+        None,
+        NOW,
+        (failed, answered),
+    )
+    return [pending, done]
+
+
+def _listed(texts: list[str]) -> Any:
+    return json.loads(list_body(texts, url="/x", has_more=False))
+
+
+CORE_RESOURCES: list[tuple[str, list[Any]]] = [
+    ("Merchant", [json.loads(merchant_to_pb(m).object_json) for m in _merchants()]),
+    ("ApiKey", [json.loads(api_key_to_pb(_key(None, revoked)).object_json) for revoked in (False, True)]),
+    ("NewApiKey", [json.loads(api_key_to_pb(_key("sk_test_" + "s" * 32)).object_json)]),
+    ("ApiKeyList", [_listed([api_key_to_pb(_key(None, r)).object_json for r in (False, True)])]),
+    (
+        "WebhookEndpoint",
+        [json.loads(endpoint_to_pb(_endpoint(description=d)).object_json) for d in (None, "x")],
+    ),
+    ("NewWebhookEndpoint", [json.loads(endpoint_to_pb(_endpoint("whsec_" + "s" * 32)).object_json)]),
+    ("WebhookDelivery", [json.loads(delivery_to_pb(d).object_json) for d in _deliveries()]),
+    ("WebhookDeliveryList", [_listed([delivery_to_pb(d).object_json for d in _deliveries()]), _listed([])]),
+]
+
+
+@pytest.mark.parametrize(("schema", "bodies"), CORE_RESOURCES, ids=[c[0] for c in CORE_RESOURCES])
+def test_core_rendered_resources_match_the_documented_schema(schema, bodies):
+    validator = _validator(schema)
+    for body in bodies:
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(body)]
+        assert not errors, f"{schema}: {errors}"

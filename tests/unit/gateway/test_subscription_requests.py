@@ -149,7 +149,11 @@ async def test_list_status_is_one_of_the_subscription_statuses(client, subs, sta
     subs.ListSubscriptions.by_default(svc.ListSubscriptionsResponse(subscriptions=[SUBSCRIPTION]))
     r = await client.get(f"{BASE}/subscriptions?status={status}", headers=SECRET)
     if ok:
-        assert r.status_code == 200 and subs.ListSubscriptions.last.status == status
+        assert (
+            r.status_code == 200
+            and subs.ListSubscriptions.last.status
+            == subscription_pb2.SubscriptionStatus.Value(f"SUBSCRIPTION_STATUS_{status}")
+        )
     else:
         assert _error(r) == (400, "parameter_invalid", "status")
 
@@ -167,7 +171,7 @@ async def test_list_passes_filters_and_answers_the_envelope(client, subs):
     }
     sent = subs.ListSubscriptions.last
     assert (sent.customer_id, sent.limit) == ("cus_1", 1)
-    assert not sent.HasField("price_id") and not sent.HasField("status")
+    assert not sent.HasField("price_id") and sent.status == subscription_pb2.SUBSCRIPTION_STATUS_UNSPECIFIED
 
 
 @pytest.mark.parametrize("limit", ["0", "101"])
@@ -377,7 +381,10 @@ async def test_invoices_list_filters_and_answers_the_core_objects(client, subs):
         "url": f"{BASE}/invoices",
     }
     sent = subs.ListInvoices.last
-    assert (sent.subscription_id, sent.status) == (SUB, "PAID") and not sent.HasField("customer_id")
+    assert (sent.subscription_id, sent.status) == (
+        SUB,
+        subscription_pb2.INVOICE_STATUS_PAID,
+    ) and not sent.HasField("customer_id")
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from core_server.billing.domain.subscription_changes import PriceProration
 from core_server.billing.domain.subscription_item import ItemProration
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
-from http_gateway.edge.serialization import list_json
+from http_gateway.edge.serialization import list_body
 from http_gateway.operational.openapi import document
 
 _COMPONENTS = document()["components"]
@@ -153,20 +153,28 @@ SUBSCRIPTIONS: dict[str, Callable[[], Subscription]] = {
 
 def _bodies(subscription: Subscription) -> dict[str, list[Any]]:
     """Every documented answer that carries this subscription, its items or its invoices."""
-    items = [json.loads(subscription_item_json(item)) for item in subscription.items]
-    invoices = [json.loads(invoice_json(invoice)) for invoice in subscription.invoices]
+    item_texts = [subscription_item_json(item) for item in subscription.items]
+    invoice_texts = [invoice_json(invoice) for invoice in subscription.invoices]
+    items = [json.loads(text) for text in item_texts]
+    invoices = [json.loads(text) for text in invoice_texts]
     lines = [pending.line for pending in subscription.prorations]
     preview = subscription.preview_lines(lines, _rate(), due_now=bool(lines))
     return {
         "Subscription": [json.loads(subscription_json(subscription))],
         "SubscriptionItem": items,
         "SubscriptionItemList": [
-            list_json(items, url="/v1/subscriptions/x/items", has_more=False, total_count=len(items))
+            json.loads(
+                list_body(item_texts, url="/v1/subscriptions/x/items", has_more=False, total_count=len(items))
+            )
         ],
         "Invoice": invoices,
-        "InvoiceList": [list_json(invoices, url="/v1/invoices", has_more=False, total_count=len(invoices))],
+        "InvoiceList": [
+            json.loads(
+                list_body(invoice_texts, url="/v1/invoices", has_more=False, total_count=len(invoices))
+            )
+        ],
         "SubscriptionList": [
-            list_json([json.loads(subscription_json(subscription))], url="/", has_more=True)
+            json.loads(list_body([subscription_json(subscription)], url="/", has_more=True))
         ],
         "SubscriptionPreview": [json.loads(preview_json(preview))],
     }

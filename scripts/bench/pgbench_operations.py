@@ -164,8 +164,8 @@ async def _record(dsn: str) -> _Recorded:
             await asyncio.sleep(0.005)
 
     async def made(owner: Owner, request: IdempotencyRequest | None = None) -> str:
-        created = await runner.run_first(
-            request, charge_bytes, lambda claim: service.create(owner, new, claim)
+        created = await runner.run(
+            request, charge_bytes, lambda claim: service.create(owner, new, claim), first_claim=True
         )
         assert isinstance(created, Charge)
         return created.id

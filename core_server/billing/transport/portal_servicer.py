@@ -27,6 +27,10 @@ def session_to_pb(created: CreatedPortalSession) -> portal_pb2.PortalSession:
     return portal_pb2.PortalSession(id=created.session.id, object_json=dumps(view))
 
 
+def _created(created: CreatedPortalSession) -> pb.CreatePortalSessionResponse:
+    return pb.CreatePortalSessionResponse(session=session_to_pb(created))
+
+
 def _as_is(response: pb.UpdatePaymentMethodResponse) -> pb.UpdatePaymentMethodResponse:
     """For operations that already answer with their response message."""
     return response
@@ -48,13 +52,7 @@ class PortalServicer(portal_service_pb2_grpc.PortalServiceServicer):
 
         # Sealed at rest: the answer's URL holds the session's token, otherwise kept only as a digest.
         return await idempotent_rpc(
-            self._runner,
-            context,
-            request,
-            pb.CreatePortalSessionResponse,
-            lambda created: pb.CreatePortalSessionResponse(session=session_to_pb(created)),
-            operation,
-            sealed=True,
+            self._runner, context, request, pb.CreatePortalSessionResponse, _created, operation, sealed=True
         )
 
     @rpc

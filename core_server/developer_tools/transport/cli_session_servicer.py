@@ -22,6 +22,14 @@ from core_server.rpc.status import rpc
 KEEPALIVE = pb.StreamCliEventsResponse()
 
 
+def _created(session: CliSession) -> pb.CreateCliSessionResponse:
+    return pb.CreateCliSessionResponse(cli_session=session_to_pb(session))
+
+
+def _without_secret(session: CliSession) -> CliSession:
+    return dataclasses.replace(session, secret=None)
+
+
 class CliSessionServicer(cli_session_service_pb2_grpc.CliSessionServiceServicer):
     def __init__(self, sessions: CliSessionService, stream: CliEventStream, runner: IdempotentRunner) -> None:
         self._sessions = sessions
@@ -41,14 +49,9 @@ class CliSessionServicer(cli_session_service_pb2_grpc.CliSessionServiceServicer)
             replayed.cli_session.secret = self._sessions.secret(session)
 
         # The stored answer never holds the secret: idempotency records are not encrypted.
+        kept = SecretApart(_without_secret, restore)
         return await idempotent_rpc(
-            self._runner,
-            context,
-            request,
-            pb.CreateCliSessionResponse,
-            lambda session: pb.CreateCliSessionResponse(cli_session=session_to_pb(session)),
-            operation,
-            secret=SecretApart(lambda session: dataclasses.replace(session, secret=None), restore),
+            self._runner, context, request, pb.CreateCliSessionResponse, _created, operation, secret=kept
         )
 
     @rpc

@@ -13,7 +13,7 @@ use cases below it see only the `Claim`. The one other caller is an internal key
 
 A reused key with another request is a 409 before anything else the core says (DESIGN §5a): the claim
 comes before the operation runs, so its validation never speaks first; a create whose write claims the
-key itself (`run_first`) asks the key (`check`) when it fails before that write.
+key itself (`first_claim`) asks the key (`check`) when it fails before that write.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def answer_context(idempotency: IdempotencyRequest) -> str:
 
 class KeyTaken(Exception):
     """A write that claims its key in its own statement (FirstClaim) found the key taken; nothing was
-    written. The runner answers it (`run_first`)."""
+    written. The runner answers it (`run` with `first_claim`)."""
 
 
 class Claim(Generic[T]):
@@ -85,7 +85,7 @@ class Claim(Generic[T]):
         return IdempotencyCompletion(self.request.scope, self.request.key, self._render(result), self.owner)
 
     def first_write(self, result: T, now: datetime) -> FirstClaim:
-        """For a create that claims the key in the statement writing it (`IdempotentRunner.run_first`)."""
+        """For a create that claims the key in the statement writing it (the runner's `first_claim`)."""
         self.handed_out = True
         return FirstClaim(self.request, self._render(result), now)
 
@@ -130,11 +130,15 @@ class IdempotentRunner:
         operation: Callable[[Claim[T] | None], Awaitable[T]],
         *,
         sealed: bool = False,
+        first_claim: bool = False,
     ) -> T | Replay:
         """Claims the key, runs `operation` once under it, stores `render(result)` (sealed at rest with
-        `sealed`: the answer carries a secret kept nowhere else in clear) and replays it to a retry."""
+        `sealed`: the answer carries a secret kept nowhere else in clear) and replays it to a retry.
+        With `first_claim`, the operation's own write claims the key (`_run_first`)."""
         if request is None:
             return await operation(None)
+        if first_claim:
+            return await self._run_first(request, self._stored(request, render, sealed), operation, sealed)
         record = await self._store.claim(request, self._clock.now())
         self._refuse_conflicts(record.outcome)
         if record.outcome is ClaimOutcome.REPLAY:
@@ -175,21 +179,18 @@ class IdempotentRunner:
             await self._store.complete(claim.completion(result))
         return result
 
-    async def run_first(
+    async def _run_first(
         self,
-        request: IdempotencyRequest | None,
-        render: Callable[[T], bytes],
+        request: IdempotencyRequest,
+        stored: Callable[[T], bytes],
         operation: Callable[[Claim[T] | None], Awaitable[T]],
-        *,
-        sealed: bool = False,
+        sealed: bool,
     ) -> T | Replay:
         """For a create that claims the key in the very statement writing it (`Claim.first_write`): one
         round trip, no claim before. The operation raises `KeyTaken` when its write found the key taken;
         a domain error before that write (validation) answers the key's 409 first, if it has one."""
-        if request is None:
-            return await operation(None)
         try:
-            return await operation(Claim(request, self._stored(request, render, sealed)))
+            return await operation(Claim(request, stored))
         except KeyTaken:
             return await self._answer_taken(request, sealed)
         except (IdempotencyConflict, ReplayedError):

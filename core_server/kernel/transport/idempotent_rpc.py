@@ -93,8 +93,7 @@ async def keyed_rpc(
         kept = secret.without(result) if secret is not None else result
         return bytes(build(kept).SerializeToString())  # type: ignore[attr-defined]
 
-    run = runner.run_first if first_claim else runner.run
-    result = await run(idempotency, render, operation, sealed=sealed)
+    result = await runner.run(idempotency, render, operation, sealed=sealed, first_claim=first_claim)
     response = answer(context, response_type, result, build)
     if secret is not None and isinstance(result, Replay):
         await secret.restore(response)

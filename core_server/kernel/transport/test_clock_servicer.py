@@ -21,6 +21,10 @@ def _clock(now: datetime) -> test_clock_pb2.TestClock:
     return test_clock_pb2.TestClock(now=unix_seconds(now))
 
 
+def _advanced(now: datetime) -> pb.AdvanceTestClockResponse:
+    return pb.AdvanceTestClockResponse(clock=_clock(now))
+
+
 class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):
     def __init__(self, clocks: TestClockService, runner: IdempotentRunner) -> None:
         self._clocks = clocks
@@ -41,10 +45,5 @@ class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):
             return await self._clocks.advance(owner, request.to)
 
         return await idempotent_rpc(
-            self._runner,
-            context,
-            request,
-            pb.AdvanceTestClockResponse,
-            lambda now: pb.AdvanceTestClockResponse(clock=_clock(now)),
-            operation,
+            self._runner, context, request, pb.AdvanceTestClockResponse, _advanced, operation
         )

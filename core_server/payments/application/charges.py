@@ -67,7 +67,7 @@ class ChargeService:
     async def create(self, owner: Owner, new: NewCharge, claim: Claim[Charge] | None = None) -> Charge:
         """One statement, one round trip: a new charge needs no actor and no lease (nothing else can own
         it yet), and its key is claimed and completed in the statement that writes it (`claim.first_write`;
-        the runner's `run_first` answers `KeyTaken`, and a reused key before a validation error)."""
+        the runner (`first_claim`) answers `KeyTaken`, and a reused key before a validation error)."""
         draft = validate_charge_draft(
             amount=new.amount,
             currency=new.currency,

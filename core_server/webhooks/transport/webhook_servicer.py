@@ -35,6 +35,14 @@ def _as_is(response: Any) -> Any:
     return response
 
 
+def _created(endpoint: WebhookEndpoint) -> pb.CreateWebhookEndpointResponse:
+    return pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(endpoint))
+
+
+def _without_secret(endpoint: WebhookEndpoint) -> WebhookEndpoint:
+    return dataclasses.replace(endpoint, secret=None)
+
+
 class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
     def __init__(
         self, webhooks: WebhookEndpointService, events: EventService, runner: IdempotentRunner
@@ -63,14 +71,9 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
                 pass
 
         # The stored answer never holds the secret: idempotency records are not encrypted.
+        kept = SecretApart(_without_secret, restore)
         return await idempotent_rpc(
-            self._runner,
-            context,
-            request,
-            pb.CreateWebhookEndpointResponse,
-            lambda endpoint: pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(endpoint)),
-            operation,
-            secret=SecretApart(lambda endpoint: dataclasses.replace(endpoint, secret=None), restore),
+            self._runner, context, request, pb.CreateWebhookEndpointResponse, _created, operation, secret=kept
         )
 
     @rpc

@@ -45,7 +45,9 @@ async def create(
     core: Core, owner: Owner, request: IdempotencyRequest, new: NewCharge = NEW
 ) -> Charge | Replay:
     """As CreateCharge runs it (idempotent_rpc with first_claim): the key claimed by the insert itself."""
-    return await core.runner.run_first(request, render, lambda claim: core.charges.create(owner, new, claim))
+    return await core.runner.run(
+        request, render, lambda claim: core.charges.create(owner, new, claim), first_claim=True
+    )
 
 
 def key(scope: str, fingerprint: str = "fp-a") -> IdempotencyRequest:

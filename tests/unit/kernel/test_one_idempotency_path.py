@@ -74,9 +74,6 @@ class SpyRunner:
     async def run(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         self._enter("run", sys._getframe(1).f_globals["__name__"], request)
 
-    async def run_first(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        self._enter("run_first", sys._getframe(1).f_globals["__name__"], request)
-
     async def check(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         self._enter("check", sys._getframe(1).f_globals["__name__"], request)
 
@@ -187,12 +184,12 @@ async def test_the_probe_catches_a_hand_written_runner_call() -> None:
 
 
 def _runner_calls(path: Path) -> list[int]:
-    """Lines that name `<…runner…>.run` or `.run_first` (called or not)."""
+    """Lines that name `<…runner…>.run` (called or not)."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if (
             isinstance(node, ast.Attribute)
-            and node.attr in {"run", "run_first"}
+            and node.attr == "run"
             and "runner" in ast.unparse(node.value).lower()
         ):
             lines.append(node.lineno)

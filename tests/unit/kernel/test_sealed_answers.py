@@ -94,7 +94,7 @@ async def test_an_answer_not_asked_sealed_is_stored_as_rendered() -> None:
 
 
 async def test_a_first_write_create_seals_and_replays_the_same_way() -> None:
-    """run_first: the create's own statement stores the claim's answer; a retry finds the key taken."""
+    """first_claim: the create's own statement stores the claim's answer; a retry finds the key taken."""
     store = CompletingStore()
     keys, _ = runner(store)
 
@@ -106,9 +106,9 @@ async def test_a_first_write_create_seals_and_replays_the_same_way() -> None:
         store.stored[(first.request.scope, first.request.key)] = first.response
         return ANSWER
 
-    assert await keys.run_first(REQUEST, bytes, create, sealed=True) == ANSWER
+    assert await keys.run(REQUEST, bytes, create, sealed=True, first_claim=True) == ANSWER
     assert b"sk_test_secret" not in store.stored[(REQUEST.scope, REQUEST.key)]
-    assert await keys.run_first(REQUEST, bytes, create, sealed=True) == Replay(ANSWER)
+    assert await keys.run(REQUEST, bytes, create, sealed=True, first_claim=True) == Replay(ANSWER)
 
 
 async def test_a_runner_without_a_sealer_refuses_to_store_a_secret_in_clear() -> None:

@@ -237,7 +237,9 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     merchants_repo = PgMerchantRepository(pool, accounts)
     # Account numbers stored in clear before migration 0023 are sealed now (idempotent; DESIGN §10.9).
     await merchants_repo.seal_clear_accounts()
-    runner = IdempotentRunner(idempotency_store, clock)
+    boxes = sealers(settings)
+    # Seals the stored answers that carry a secret (idempotent_rpc's `sealed`: API key and portal creations).
+    runner = IdempotentRunner(idempotency_store, clock, answer_sealer=boxes["idempotent-answer"])
     deps = ChargeActorDeps(
         charges=charge_repo,
         clocks=clocks,
@@ -252,7 +254,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         idle_timeout=settings.actor_idle_seconds,
         name="charge",
     )
-    boxes = sealers(settings)
     sealer = boxes["webhook-secret"]
     resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
     deliveries = PgDeliveryQueue(pool)
@@ -306,7 +307,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     subscription_repo = PgSubscriptionRepository(
         pool, idempotency_store, billing_claim=timedelta(seconds=settings.billing_claim_seconds)
     )
-    charges = ChargeService(charge_repo, charge_actors, clocks, runner, views, ask_timeout=ask_timeout)
+    charges = ChargeService(charge_repo, charge_actors, clocks, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
     customers = CustomerService(PgCustomerRepository(pool), clocks)
@@ -339,6 +340,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         charges,
         balances,
         clocks,
+        runner,
         ask_timeout=ask_timeout,
     )
     payout_repo = PgPayoutRepository(pool, accounts)
@@ -388,7 +390,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         clocks,
         portal_base_url=settings.portal_base_url or settings.checkout_base_url,
         form_key=derive_key(settings.fingerprint_master, "portal-anti-forgery"),
-        answer_sealer=boxes["idempotent-answer"],
     )
     # `payconnect listen` (DESIGN §10.6): session secrets are derived from (merchant, device name).
     cli_sessions = CliSessionService(
@@ -413,7 +414,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             merchants_repo,
             charge_actors,
             clocks,
-            runner,
             ask_timeout=settings.ask_timeout_seconds,
         ),
         tax_rates=tax_rates,
@@ -425,12 +425,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             attempts=RedisLoginAttempts(redis, namespace=settings.redis_namespace),
             kdf=kdf_pool,
         ),
-        api_keys=ApiKeyService(
-            PgApiKeyRepository(pool),
-            clock,
-            # Seals stored idempotent answers that carry a secret (an API key creation's).
-            answer_sealer=boxes["idempotent-answer"],
-        ),
+        api_keys=ApiKeyService(PgApiKeyRepository(pool), clock),
         runner=runner,
         sweeps=sweeps,
         test_clock=TestClockService(clock, offsets, sweeps, limits=PgClockLimits(pool)),

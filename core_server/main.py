@@ -91,9 +91,11 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
     interceptors = [AuthTokenInterceptor(core.settings.auth_token)] if core.settings.auth_token else []
     server = grpc.aio.server(interceptors=interceptors)
     charge_service_pb2_grpc.add_ChargeServiceServicer_to_server(
-        ChargeServicer(core.charges, core.views), server
+        ChargeServicer(core.charges, core.views, core.runner), server
     )
-    checkout_service_pb2_grpc.add_CheckoutServiceServicer_to_server(CheckoutServicer(core.checkout), server)
+    checkout_service_pb2_grpc.add_CheckoutServiceServicer_to_server(
+        CheckoutServicer(core.checkout, core.runner), server
+    )
     catalog_service_pb2_grpc.add_CatalogServiceServicer_to_server(
         CatalogServicer(core.tax_rates, core.plans, core.runner), server
     )

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core_server.kernel.application.idempotency import answer_context
 from core_server.kernel.application.ports import IdempotencyRequest
-from core_server.merchants.application.api_keys import answer_context
 
 Row = Mapping[str, Any]
 
@@ -46,8 +46,8 @@ UPDATE webhook_endpoints SET secret_sealed = %(new)s, secret_key_id = %(key_id)s
  WHERE id = %(k1)s AND secret_sealed = %(old)s
 """
 
-# Stored answers of API key creations (merchants/application/api_keys.py seal_answer): the only sealed
-# answers, in the dashboard scope, told apart by their first byte (1 or 2, SecretBox's versions; a
+# Stored answers of API key creations (sealed by the idempotency runner, kernel/application/idempotency.py),
+# in the dashboard scope, told apart by their first byte (1 or 2, SecretBox's versions; a
 # protobuf answer never starts so, field number 0 being invalid). Under the current key they start with
 # %(blob_prefix)s.
 IDEMPOTENT_ANSWERS_BATCH = """

@@ -140,7 +140,8 @@ async def _record(dsn: str) -> _Recorded:
     processors = EnvironmentProcessors(test=SandboxProcessor(), live=UnconfiguredLiveProcessor())
     deps = ChargeActorDeps(repo, clocks, processors, b"f" * 32, views)
     actors = ActorRegistry(lambda cid: ChargeActor(cid, None, deps), idle_timeout=0.001, name="charge")
-    service = ChargeService(repo, actors, clocks, IdempotentRunner(store, clock), views, ask_timeout=5.0)
+    runner = IdempotentRunner(store, clock)  # as the RPCs' one path (kernel/transport/idempotent_rpc.py)
+    service = ChargeService(repo, actors, clocks, views, ask_timeout=5.0)
     new = NewCharge(2500, "usd", "https://shop.example/thanks", "bench order", {"order_id": "6735"},
                     "https://shop.example/cart", None)  # fmt: skip
     card = CardInput("4242424242424242", 12, 2099, "123")
@@ -163,7 +164,9 @@ async def _record(dsn: str) -> _Recorded:
             await asyncio.sleep(0.005)
 
     async def made(owner: Owner, request: IdempotencyRequest | None = None) -> str:
-        created = await service.create(owner, new, request, charge_bytes)
+        created = await runner.run(
+            request, charge_bytes, lambda claim: service.create(owner, new, claim), first_claim=True
+        )
         assert isinstance(created, Charge)
         return created.id
 
@@ -185,22 +188,28 @@ async def _record(dsn: str) -> _Recorded:
         await _copy_row(conn, charge_id, "ch_tpl_authorized")
         capture_key = key(ops, "capture")
         recorder.take()
-        await service.capture(ops, charge_id, 2000, capture_key, charge_bytes)
+        await runner.run(
+            capture_key, charge_bytes, lambda claim: service.capture(ops, charge_id, 2000, claim)
+        )
         await passivated()
         sent["capture"] = recorder.take()
         await _copy_row(conn, charge_id, "ch_tpl_captured")
         refund_key = key(ops, "refund")
         recorder.take()
-        refunded = await service.refund(ops, charge_id, 500, "customer_request", refund_key, refund_bytes)
+        refunded = await runner.run(
+            refund_key,
+            refund_bytes,
+            lambda claim: service.refund(ops, charge_id, 500, "customer_request", claim),
+        )
         await passivated()
         sent["refund"] = recorder.take()
         ids.update(flow=charge_id, capture_key=capture_key.key, refund_key=refund_key.key)
         ids["refund_id"] = refunded[0].id  # type: ignore[index]
         ids.update(read_pending=await made(reads), read_settled=await made(reads))
         await paid(ids["read_settled"])
-        await service.capture(reads, ids["read_settled"], 2000, None, charge_bytes)
+        await service.capture(reads, ids["read_settled"], 2000)
         await passivated()
-        await service.refund(reads, ids["read_settled"], 500, "customer_request", None, refund_bytes)
+        await service.refund(reads, ids["read_settled"], 500, "customer_request")
         await passivated()
         recorder.take()
         await service.get(reads, ids["read_settled"])

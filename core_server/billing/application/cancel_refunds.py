@@ -10,12 +10,13 @@ first of them made. What is refunded is at most what the charge still holds; a c
 from __future__ import annotations
 
 from core_server.billing.domain.subscription import PendingCancelRefund
-from core_server.kernel.application.idempotency import Replay, ReplayedError
+from core_server.kernel.application.idempotency import IdempotentRunner, Replay, ReplayedError
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import IdempotencyRequest
 from core_server.kernel.domain.errors import InvalidRequest, NotFound
 from core_server.payments.application.charges import ChargeService
-from core_server.payments.domain.charge import ChargeStatus
+from core_server.payments.domain.charge import Charge, ChargeStatus
+from core_server.payments.domain.refund import Refund
 
 _REFUNDABLE = frozenset({ChargeStatus.CAPTURED, ChargeStatus.PARTIALLY_REFUNDED})
 
@@ -29,9 +30,15 @@ def refund_key(owner: Owner, subscription_id: str) -> IdempotencyRequest:
     )
 
 
+def _refund_id(made: tuple[Refund, Charge]) -> bytes:
+    """The stored answer of the refund's key: the refund's id, all a retry needs."""
+    return made[0].id.encode()
+
+
 class CancelRefunds:
-    def __init__(self, charges: ChargeService) -> None:
+    def __init__(self, charges: ChargeService, runner: IdempotentRunner) -> None:
         self._charges = charges
+        self._runner = runner
 
     async def make(self, owner: Owner, subscription_id: str, pending: PendingCancelRefund) -> str | None:
         """The refund's id, or None when the charge has nothing left to refund."""
@@ -43,13 +50,11 @@ class CancelRefunds:
         if charge.status not in _REFUNDABLE or amount <= 0:
             return None
         try:
-            result = await self._charges.refund(
-                owner,
-                charge.id,
-                amount,
-                None,
+            # An internal key, not a request's: the runner directly, not the RPC path (idempotent_rpc).
+            result = await self._runner.run(
                 refund_key(owner, subscription_id),
-                lambda made: made[0].id.encode(),
+                _refund_id,
+                lambda claim: self._charges.refund(owner, charge.id, amount, None, claim),
             )
         except (InvalidRequest, ReplayedError):
             return None  # refunded or disputed meanwhile: nothing is owed back on this charge

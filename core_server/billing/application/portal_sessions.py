@@ -40,10 +40,9 @@ from core_server.billing.domain.portal_session import (
 from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.application.ports import Clocks, IdempotencyRequest
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterMissing
 from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
-from core_server.merchants.application.api_keys import AnswerSealer, answer_context
 from core_server.merchants.application.merchants import MerchantRepository
 from core_server.payments.domain.card import CardInput
 
@@ -93,7 +92,6 @@ class PortalSessionService:
         *,
         portal_base_url: str,
         form_key: bytes,
-        answer_sealer: AnswerSealer,
     ) -> None:
         self._sessions = sessions
         self._customers = customers
@@ -106,15 +104,6 @@ class PortalSessionService:
         self._clocks = clocks
         self._base_url = portal_base_url.rstrip("/")
         self._form_key = form_key
-        self._answer_sealer = answer_sealer
-
-    def seal_answer(self, idempotency: IdempotencyRequest, answer: bytes) -> bytes:
-        """A create's stored idempotent answer holds the portal URL, and so the token that is otherwise
-        kept only as a digest: it is stored sealed (as an API key creation's is)."""
-        return self._answer_sealer.seal_blob(answer, answer_context(idempotency))
-
-    def open_answer(self, idempotency: IdempotencyRequest, sealed: bytes) -> bytes:
-        return self._answer_sealer.open_blob(sealed, answer_context(idempotency))
 
     # -- the merchant's API -------------------------------------------------------------------------
 

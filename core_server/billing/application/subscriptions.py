@@ -69,7 +69,7 @@ from core_server.billing.domain.subscription_item import (
 )
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.idempotency import Claim
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_in_order, page_limit, require_cursor
 from core_server.kernel.application.ports import Clocks, TurnWrite
@@ -94,6 +94,7 @@ class SubscriptionService:
         charges: ChargeService,
         balances: CustomerBalances,
         clocks: Clocks,
+        runner: IdempotentRunner,
         *,
         ask_timeout: float,
     ) -> None:
@@ -110,7 +111,7 @@ class SubscriptionService:
         self._ask_timeout = ask_timeout
         self._refs = BillingReferences(plans, customers, tax_rates)
         self._collector = InvoiceCollector(actors, ask_timeout=ask_timeout)
-        self._cancel_refunds = CancelRefunds(charges)
+        self._cancel_refunds = CancelRefunds(charges, runner)
 
     # -- create and read ------------------------------------------------------------------------------
 

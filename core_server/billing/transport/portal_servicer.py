@@ -16,9 +16,10 @@ from core_server.billing.application.portal_view import (
 from core_server.billing.application.subscription_view import subscription_json
 from core_server.billing.domain.portal_session import token_digest
 from core_server.billing.transport.customer_servicer import card_from_pb, payment_method_to_pb
-from core_server.kernel.application.idempotency import IdempotentRunner, Replay
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.rpc.status import answer, rpc
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.transport.idempotent_rpc import idempotent_rpc, keyed_rpc
+from core_server.rpc.status import rpc
 
 
 def session_to_pb(created: CreatedPortalSession) -> portal_pb2.PortalSession:
@@ -26,8 +27,13 @@ def session_to_pb(created: CreatedPortalSession) -> portal_pb2.PortalSession:
     return portal_pb2.PortalSession(id=created.session.id, object_json=dumps(view))
 
 
-def _serialized(response: pb.UpdatePaymentMethodResponse) -> bytes:
-    return bytes(response.SerializeToString())
+def _created(created: CreatedPortalSession) -> pb.CreatePortalSessionResponse:
+    return pb.CreatePortalSessionResponse(session=session_to_pb(created))
+
+
+def _as_is(response: pb.UpdatePaymentMethodResponse) -> pb.UpdatePaymentMethodResponse:
+    """For operations that already answer with their response message."""
+    return response
 
 
 class PortalServicer(portal_service_pb2_grpc.PortalServiceServicer):
@@ -39,24 +45,15 @@ class PortalServicer(portal_service_pb2_grpc.PortalServiceServicer):
     async def CreatePortalSession(
         self, request: pb.CreatePortalSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreatePortalSessionResponse:
-        owner = owner_from_caller(request.caller)
-        idempotency = idempotency_from_pb(api_scope(owner), request.idempotency)
-
-        async def operation(_claim: object) -> pb.CreatePortalSessionResponse:
-            created = await self._portal.create(
+        async def operation(owner: Owner, _claim: object) -> CreatedPortalSession:
+            return await self._portal.create(
                 owner, customer_id=request.customer_id, return_url=request.return_url
             )
-            return pb.CreatePortalSessionResponse(session=session_to_pb(created))
 
-        def render(response: pb.CreatePortalSessionResponse) -> bytes:
-            assert idempotency is not None  # render runs only for requests with a key
-            return self._portal.seal_answer(idempotency, response.SerializeToString())
-
-        result = await self._runner.run(idempotency, render, operation)
-        if isinstance(result, Replay):
-            assert idempotency is not None
-            result = Replay(self._portal.open_answer(idempotency, result.response))
-        return answer(context, pb.CreatePortalSessionResponse, result, lambda fresh: fresh)
+        # Sealed at rest: the answer's URL holds the session's token, otherwise kept only as a digest.
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CreatePortalSessionResponse, _created, operation, sealed=True
+        )
 
     @rpc
     async def ResolvePortalSession(
@@ -91,9 +88,10 @@ class PortalServicer(portal_service_pb2_grpc.PortalServiceServicer):
             return pb.UpdatePaymentMethodResponse(payment_method=payment_method_to_pb(method))
 
         # The form's key, scoped to the session's link: a double post vaults the card once.
-        idempotency = idempotency_from_pb(f"portal:{token_digest(request.token)}", request.idempotency)
-        result = await self._runner.run(idempotency, _serialized, operation)
-        return answer(context, pb.UpdatePaymentMethodResponse, result, lambda fresh: fresh)
+        scope = f"portal:{token_digest(request.token)}"
+        return await keyed_rpc(
+            self._runner, context, scope, request, pb.UpdatePaymentMethodResponse, _as_is, operation
+        )
 
     @rpc
     async def CancelAtPeriodEnd(

@@ -307,11 +307,10 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
     async def PreviewSubscriptionChange(
         self, request: pb.PreviewSubscriptionChangeRequest, context: grpc.aio.ServicerContext
     ) -> pb.PreviewSubscriptionChangeResponse:
-        change = change_from_pb(request)
-
         async def operation(owner: Owner, claim: Claim[Preview] | None) -> Preview:
-            # Nothing is written: the runner stores the answer under the key itself.
-            return await self._subscriptions.preview(owner, request.subscription_id, change)
+            # Nothing is written: the runner stores the answer under the key itself. The request is read
+            # here, after the key: a reused key with another body is a 409 before any 400.
+            return await self._subscriptions.preview(owner, request.subscription_id, change_from_pb(request))
 
         return await self._idempotent(
             context, request, pb.PreviewSubscriptionChangeResponse, _preview_answer, operation

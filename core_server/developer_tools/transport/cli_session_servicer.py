@@ -13,13 +13,21 @@ from core_server.developer_tools.application.cli_sessions import CliSessionServi
 from core_server.developer_tools.application.cli_stream import CliEventStream
 from core_server.developer_tools.domain.cli_session import CliSession
 from core_server.developer_tools.transport.mapping import event_to_pb, response_to_pb, session_to_pb
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
-from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.rpc.status import mark_replayed, rpc
+from core_server.kernel.transport.idempotent_rpc import SecretApart, idempotent_rpc
+from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.rpc.status import rpc
 
 KEEPALIVE = pb.StreamCliEventsResponse()
+
+
+def _created(session: CliSession) -> pb.CreateCliSessionResponse:
+    return pb.CreateCliSessionResponse(cli_session=session_to_pb(session))
+
+
+def _without_secret(session: CliSession) -> CliSession:
+    return dataclasses.replace(session, secret=None)
 
 
 class CliSessionServicer(cli_session_service_pb2_grpc.CliSessionServiceServicer):
@@ -32,27 +40,19 @@ class CliSessionServicer(cli_session_service_pb2_grpc.CliSessionServiceServicer)
     async def CreateCliSession(
         self, request: pb.CreateCliSessionRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateCliSessionResponse:
-        owner = owner_from_caller(request.caller)
-
-        async def operation(claim: Claim[CliSession] | None) -> CliSession:
+        async def operation(owner: Owner, claim: Claim[CliSession] | None) -> CliSession:
             return await self._sessions.create(owner, request.device_name, claim)
 
-        def render(session: CliSession) -> bytes:
-            # The stored answer never holds the secret: idempotency records are not encrypted.
-            plain = dataclasses.replace(session, secret=None)
-            return bytes(pb.CreateCliSessionResponse(cli_session=session_to_pb(plain)).SerializeToString())
-
-        result = await self._runner.run(
-            idempotency_from_pb(api_scope(owner), request.idempotency), render, operation
-        )
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            replayed = pb.CreateCliSessionResponse.FromString(result.response)
+        async def restore(replayed: pb.CreateCliSessionResponse) -> None:
             # Derived, not stored: the same request answers the same secret.
-            session = await self._sessions.get(owner, replayed.cli_session.id)
+            session = await self._sessions.get(owner_from_caller(request.caller), replayed.cli_session.id)
             replayed.cli_session.secret = self._sessions.secret(session)
-            return replayed
-        return pb.CreateCliSessionResponse(cli_session=session_to_pb(result))
+
+        # The stored answer never holds the secret: idempotency records are not encrypted.
+        kept = SecretApart(_without_secret, restore)
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CreateCliSessionResponse, _created, operation, secret=kept
+        )
 
     @rpc
     async def CloseCliSession(

@@ -10,13 +10,19 @@ from connect.v1 import test_clock_service_pb2 as pb
 
 from core_server.kernel.application.clocks import TestClockService
 from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.public_json import unix_seconds
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.rpc.status import answer, rpc
+from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
+from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.rpc.status import rpc
 
 
 def _clock(now: datetime) -> test_clock_pb2.TestClock:
     return test_clock_pb2.TestClock(now=unix_seconds(now))
+
+
+def _advanced(now: datetime) -> pb.AdvanceTestClockResponse:
+    return pb.AdvanceTestClockResponse(clock=_clock(now))
 
 
 class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):
@@ -35,14 +41,9 @@ class TestClockServicer(test_clock_service_pb2_grpc.TestClockServiceServicer):
     async def AdvanceTestClock(
         self, request: pb.AdvanceTestClockRequest, context: grpc.aio.ServicerContext
     ) -> pb.AdvanceTestClockResponse:
-        owner = owner_from_caller(request.caller)
+        async def operation(owner: Owner, _claim: object) -> datetime:
+            return await self._clocks.advance(owner, request.to)
 
-        async def operation(_claim: object) -> pb.AdvanceTestClockResponse:
-            return pb.AdvanceTestClockResponse(clock=_clock(await self._clocks.advance(owner, request.to)))
-
-        result = await self._runner.run(
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda response: response.SerializeToString(),
-            operation,
+        return await idempotent_rpc(
+            self._runner, context, request, pb.AdvanceTestClockResponse, _advanced, operation
         )
-        return answer(context, pb.AdvanceTestClockResponse, result, lambda fresh: fresh)

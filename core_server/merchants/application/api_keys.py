@@ -8,7 +8,7 @@ from typing import Protocol
 
 from connect import errors
 
-from core_server.kernel.application.ports import Clock, IdempotencyRequest
+from core_server.kernel.application.ports import Clock
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid, Unauthenticated
 from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
@@ -51,23 +51,6 @@ class ApiKeyRepository(Protocol):
     async def find_by_publishable(self, key: str) -> ApiKey | None: ...
 
 
-class AnswerSealer(Protocol):
-    """Encrypts blobs at rest; `context` is authenticated, so a sealed blob opens only where it was stored.
-    The blob names its master key itself (the generic idempotency table has no key-id column).
-
-    Implemented by `core_server.security.secret_box.SecretBox`.
-    """
-
-    def seal_blob(self, plaintext: bytes, context: str) -> bytes: ...
-
-    def open_blob(self, blob: bytes, context: str) -> bytes: ...
-
-
-def answer_context(idempotency: IdempotencyRequest) -> str:
-    """Associated data of a sealed stored answer: it opens only for the scope and key it was stored under."""
-    return f"idempotent-answer:{idempotency.scope}:{idempotency.key}"
-
-
 @dataclass(frozen=True, slots=True)
 class ResolvedKey:
     merchant_id: str
@@ -77,19 +60,9 @@ class ResolvedKey:
 
 
 class ApiKeyService:
-    def __init__(self, keys: ApiKeyRepository, clock: Clock, answer_sealer: AnswerSealer) -> None:
+    def __init__(self, keys: ApiKeyRepository, clock: Clock) -> None:
         self._keys = keys
         self._clock = clock
-        self._answer_sealer = answer_sealer
-
-    def seal_answer(self, idempotency: IdempotencyRequest, answer: bytes) -> bytes:
-        """The stored answer of a key creation holds the secret key, which is otherwise kept only as a
-        digest: it is stored sealed, so a replay can still hand the key over while the table never holds
-        it in clear."""
-        return self._answer_sealer.seal_blob(answer, answer_context(idempotency))
-
-    def open_answer(self, idempotency: IdempotencyRequest, sealed: bytes) -> bytes:
-        return self._answer_sealer.open_blob(sealed, answer_context(idempotency))
 
     async def create(self, merchant_id: str, name: str, environment: str) -> ApiKey:
         if len(name) > MAX_KEY_NAME:

@@ -6,15 +6,13 @@ import grpc
 from connect.v1 import api_key_pb2, api_key_service_pb2_grpc
 from connect.v1 import api_key_service_pb2 as pb
 
-from core_server.kernel.application.idempotency import IdempotentRunner, Replay
-from core_server.kernel.transport.mapping import (
-    ENVIRONMENT_FROM_PB,
-    ENVIRONMENT_TO_PB,
-    idempotency_from_pb,
-)
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.transport.idempotent_rpc import keyed_rpc
+from core_server.kernel.transport.mapping import ENVIRONMENT_FROM_PB, ENVIRONMENT_TO_PB
 from core_server.merchants.application.api_keys import ApiKeyService
+from core_server.merchants.domain.api_key import ApiKey
 from core_server.merchants.transport.mapping import api_key_to_pb
-from core_server.rpc.status import answer, rpc
+from core_server.rpc.status import rpc
 
 KIND_TO_PB = {"secret": api_key_pb2.API_KEY_KIND_SECRET, "publishable": api_key_pb2.API_KEY_KIND_PUBLISHABLE}
 
@@ -33,23 +31,23 @@ class ApiKeyServicer(api_key_service_pb2_grpc.ApiKeyServiceServicer):
         self, request: pb.CreateApiKeyRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateApiKeyResponse:
         environment = ENVIRONMENT_FROM_PB.get(request.environment)
-        idempotency = idempotency_from_pb(dashboard_scope(request.merchant_id), request.idempotency)
 
-        async def operation(_claim: object) -> pb.CreateApiKeyResponse:
-            key = await self._keys.create(
+        async def operation(_claim: object) -> ApiKey:
+            return await self._keys.create(
                 request.merchant_id, request.name, environment.value if environment else ""
             )
-            return pb.CreateApiKeyResponse(api_key=api_key_to_pb(key))
 
-        def render(response: pb.CreateApiKeyResponse) -> bytes:
-            assert idempotency is not None  # render runs only for requests with a key
-            return self._keys.seal_answer(idempotency, response.SerializeToString())
-
-        result = await self._runner.run(idempotency, render, operation)
-        if isinstance(result, Replay):
-            assert idempotency is not None
-            result = Replay(self._keys.open_answer(idempotency, result.response))
-        return answer(context, pb.CreateApiKeyResponse, result, lambda fresh: fresh)
+        # Sealed at rest: the answer holds the secret key, otherwise kept only as a digest.
+        return await keyed_rpc(
+            self._runner,
+            context,
+            dashboard_scope(request.merchant_id),
+            request,
+            pb.CreateApiKeyResponse,
+            lambda key: pb.CreateApiKeyResponse(api_key=api_key_to_pb(key)),
+            operation,
+            sealed=True,
+        )
 
     @rpc
     async def ListApiKeys(
@@ -62,17 +60,18 @@ class ApiKeyServicer(api_key_service_pb2_grpc.ApiKeyServiceServicer):
     async def RevokeApiKey(
         self, request: pb.RevokeApiKeyRequest, context: grpc.aio.ServicerContext
     ) -> pb.RevokeApiKeyResponse:
-        async def operation(_claim: object) -> pb.RevokeApiKeyResponse:
-            return pb.RevokeApiKeyResponse(
-                api_key=api_key_to_pb(await self._keys.revoke(request.merchant_id, request.key_id))
-            )
+        async def operation(_claim: object) -> ApiKey:
+            return await self._keys.revoke(request.merchant_id, request.key_id)
 
-        result = await self._runner.run(
-            idempotency_from_pb(dashboard_scope(request.merchant_id), request.idempotency),
-            lambda response: response.SerializeToString(),
+        return await keyed_rpc(
+            self._runner,
+            context,
+            dashboard_scope(request.merchant_id),
+            request,
+            pb.RevokeApiKeyResponse,
+            lambda key: pb.RevokeApiKeyResponse(api_key=api_key_to_pb(key)),
             operation,
         )
-        return answer(context, pb.RevokeApiKeyResponse, result, lambda fresh: fresh)
 
     @rpc
     async def AuthenticateApiKey(

@@ -7,10 +7,10 @@ from connect.v1 import merchant_service_pb2 as pb
 from connect.v1 import merchant_service_pb2_grpc
 
 from core_server.kernel.application.idempotency import IdempotentRunner
-from core_server.kernel.transport.mapping import idempotency_from_pb
+from core_server.kernel.transport.idempotent_rpc import keyed_rpc
 from core_server.merchants.application.merchants import MerchantService
 from core_server.merchants.transport.mapping import SCHEDULE_FROM_PB, merchant_to_pb
-from core_server.rpc.status import answer, rpc
+from core_server.rpc.status import rpc
 
 SIGNUP_SCOPE = "signup"
 PROFILE_FIELDS = (
@@ -38,12 +38,9 @@ class MerchantServicer(merchant_service_pb2_grpc.MerchantServiceServicer):
             )
             return pb.CreateMerchantResponse(merchant=merchant_to_pb(merchant))
 
-        result = await self._runner.run(
-            idempotency_from_pb(SIGNUP_SCOPE, request.idempotency),
-            lambda response: response.SerializeToString(),
-            operation,
+        return await keyed_rpc(
+            self._runner, context, SIGNUP_SCOPE, request, pb.CreateMerchantResponse, lambda r: r, operation
         )
-        return answer(context, pb.CreateMerchantResponse, result, lambda fresh: fresh)
 
     @rpc
     async def IssueToken(

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from core_server.actors import ActorRegistry
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, KeyTaken
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor, unix_bound
-from core_server.kernel.application.ports import (
-    Clocks,
-    FirstClaim,
-    IdempotencyRequest,
-    TurnWrite,
-)
-from core_server.kernel.domain.errors import DomainError, ParameterInvalid
+from core_server.kernel.application.ports import Clocks, TurnWrite
+from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charge_commands import (
     CaptureCharge,
@@ -35,8 +30,6 @@ from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.errors import charge_not_found, dispute_not_found
 from core_server.payments.domain.ids import is_charge_id
 from core_server.payments.domain.refund import Refund
-
-T = TypeVar("T")
 
 DEFAULT_VOLUME_DAYS = 30
 MAX_VOLUME_DAYS = 90
@@ -61,7 +54,6 @@ class ChargeService:
         charges: ChargeRepository,
         actors: ActorRegistry,
         clocks: Clocks,
-        runner: IdempotentRunner,
         views: ChargeViews,
         *,
         ask_timeout: float,
@@ -70,46 +62,34 @@ class ChargeService:
         self._charges = charges
         self._actors = actors
         self._clocks = clocks
-        self._runner = runner
         self._ask_timeout = ask_timeout
 
-    async def create(
-        self,
-        owner: Owner,
-        new: NewCharge,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[Charge], bytes],
-    ) -> Charge | Replay:
+    async def create(self, owner: Owner, new: NewCharge, claim: Claim[Charge] | None = None) -> Charge:
         """One statement, one round trip: a new charge needs no actor and no lease (nothing else can own
-        it yet), and its key is claimed and completed in the statement that writes it (FirstClaim)."""
-        try:
-            draft = validate_charge_draft(
-                amount=new.amount,
-                currency=new.currency,
-                return_url=new.return_url,
-                description=new.description,
-                metadata=new.metadata,
-                cancel_url=new.cancel_url,
-                customer_email=new.customer_email,
-            )
-        except DomainError:
-            if idempotency is not None:
-                await self._runner.check(idempotency)  # a reused key with another request: the 409 first
-            raise
+        it yet), and its key is claimed and completed in the statement that writes it (`claim.first_write`;
+        the runner (`first_claim`) answers `KeyTaken`, and a reused key before a validation error)."""
+        draft = validate_charge_draft(
+            amount=new.amount,
+            currency=new.currency,
+            return_url=new.return_url,
+            description=new.description,
+            metadata=new.metadata,
+            cancel_url=new.cancel_url,
+            customer_email=new.customer_email,
+        )
         now = await merchant_now(self._clocks, owner)
-        key = idempotency.key if idempotency else None
+        key = claim.request.key if claim is not None else None
         for charge_id in id_candidates("ch_", 32):
             charge = Charge.create(charge_id, owner.merchant_id, owner.environment, draft, now, key)
-            claim = FirstClaim(idempotency, render(charge), now) if idempotency is not None else None
+            first = claim.first_write(charge, now) if claim is not None else None
             try:
-                written = await self._charges.insert_new(charge, TurnWrite(self._views.events(charge)), claim)
+                written = await self._charges.insert_new(charge, TurnWrite(self._views.events(charge)), first)
             except IdCollision:
                 continue
-            if written:
-                charge.pending_events.clear()
-                return charge
-            assert idempotency is not None  # only a taken key stops a write
-            return await self._runner.answer_taken(idempotency)
+            if not written:
+                raise KeyTaken  # only a taken key stops a write
+            charge.pending_events.clear()
+            return charge
         raise IdSpaceExhausted("ten charge id collisions in a row")
 
     async def get(self, owner: Owner, charge_id: str) -> Charge:
@@ -170,16 +150,9 @@ class ChargeService:
         return await merchant_now(self._clocks, owner)
 
     async def capture(
-        self,
-        owner: Owner,
-        charge_id: str,
-        amount: int | None,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[Charge], bytes],
-    ) -> Charge | Replay:
-        return await self._ask(
-            charge_id, owner, idempotency, render, lambda claim: CaptureCharge(owner, amount, claim)
-        )
+        self, owner: Owner, charge_id: str, amount: int | None, claim: Claim[Charge] | None = None
+    ) -> Charge:
+        return await self._ask(charge_id, CaptureCharge(owner, amount, claim))  # type: ignore[no-any-return]
 
     async def refund(
         self,
@@ -187,65 +160,30 @@ class ChargeService:
         charge_id: str,
         amount: int | None,
         reason: str | None,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[tuple[Refund, Charge]], bytes],
-    ) -> tuple[Refund, Charge] | Replay:
-        return await self._ask(
-            charge_id, owner, idempotency, render, lambda claim: RefundCharge(owner, amount, reason, claim)
-        )
+        claim: Claim[tuple[Refund, Charge]] | None = None,
+    ) -> tuple[Refund, Charge]:
+        return await self._ask(charge_id, RefundCharge(owner, amount, reason, claim))  # type: ignore[no-any-return]
 
-    async def void(
-        self,
-        owner: Owner,
-        charge_id: str,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[Charge], bytes],
-    ) -> Charge | Replay:
-        return await self._ask(charge_id, owner, idempotency, render, lambda claim: VoidCharge(owner, claim))
+    async def void(self, owner: Owner, charge_id: str, claim: Claim[Charge] | None = None) -> Charge:
+        return await self._ask(charge_id, VoidCharge(owner, claim))  # type: ignore[no-any-return]
 
     async def open_dispute(
-        self,
-        owner: Owner,
-        charge_id: str,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[Dispute], bytes],
-    ) -> Dispute | Replay:
-        return await self._ask(charge_id, owner, idempotency, render, lambda claim: OpenDispute(owner, claim))
+        self, owner: Owner, charge_id: str, claim: Claim[Dispute] | None = None
+    ) -> Dispute:
+        return await self._ask(charge_id, OpenDispute(owner, claim))  # type: ignore[no-any-return]
 
     async def close_dispute_by_id(
-        self,
-        owner: Owner,
-        dispute_id: str,
-        outcome: str,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[Dispute], bytes],
-    ) -> Dispute | Replay:
+        self, owner: Owner, dispute_id: str, outcome: str, claim: Claim[Dispute] | None = None
+    ) -> Dispute:
         charge_id = await self._charges.charge_id_for_dispute(dispute_id)
         if charge_id is None:
             raise dispute_not_found(dispute_id)
-        return await self._ask(
-            charge_id,
-            owner,
-            idempotency,
-            render,
-            lambda claim: CloseDispute(owner, dispute_id, outcome, claim),
+        return await self._ask(  # type: ignore[no-any-return]
+            charge_id, CloseDispute(owner, dispute_id, outcome, claim)
         )
 
-    async def _ask(
-        self,
-        charge_id: str,
-        owner: Owner,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[T], bytes],
-        message: Callable[[Claim[T] | None], object],
-    ) -> T | Replay:
+    async def _ask(self, charge_id: str, message: object) -> Any:
+        """The charge's actor runs the command; with a claim, its turn stores the answer with the change."""
         if not is_charge_id(charge_id):
-            if idempotency is not None:
-                await self._runner.check(idempotency)  # a reused key with another request: the 409 first
             raise charge_not_found(charge_id)
-
-        async def operation(claim: Claim[T] | None) -> T:
-            result: Any = await self._actors.ask(charge_id, message(claim), timeout=self._ask_timeout)
-            return result  # type: ignore[no-any-return]
-
-        return await self._runner.run(idempotency, render, operation)
+        return await self._actors.ask(charge_id, message, timeout=self._ask_timeout)

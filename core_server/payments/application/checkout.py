@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core_server.actors import ActorRegistry
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
-from core_server.kernel.application.ports import Clocks, IdempotencyRequest
+from core_server.kernel.application.idempotency import Claim
+from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.money import format_amount
 from core_server.merchants.application.merchants import MerchantRepository
@@ -54,7 +53,6 @@ class CheckoutService:
         merchants: MerchantRepository,
         actors: ActorRegistry,
         clocks: Clocks,
-        runner: IdempotentRunner,
         *,
         ask_timeout: float,
     ) -> None:
@@ -62,7 +60,6 @@ class CheckoutService:
         self._merchants = merchants
         self._actors = actors
         self._clocks = clocks
-        self._runner = runner
         self._ask_timeout = ask_timeout
 
     async def page(self, charge_id: str) -> CheckoutPage:
@@ -96,17 +93,12 @@ class CheckoutService:
         method: str,
         card: CardInput | None,
         paypal_email: str | None,
-        idempotency: IdempotencyRequest | None,
-        render: Callable[[CheckoutResult], bytes],
-    ) -> CheckoutResult | Replay:
+        claim: Claim[CheckoutResult] | None = None,
+    ) -> CheckoutResult:
         _require_charge_id(charge_id)
-
-        async def operation(claim: Claim[CheckoutResult] | None) -> CheckoutResult:
-            message = CompleteCheckout(method, card, paypal_email, claim)
-            result: Any = await self._actors.ask(charge_id, message, timeout=self._ask_timeout)
-            return result  # type: ignore[no-any-return]
-
-        return await self._runner.run(idempotency, render, operation)
+        message = CompleteCheckout(method, card, paypal_email, claim)
+        result: Any = await self._actors.ask(charge_id, message, timeout=self._ask_timeout)
+        return result  # type: ignore[no-any-return]
 
     async def cancel(self, charge_id: str) -> str:
         """The charge stays as it is (spec: pending, later expires); the customer goes to cancel_url."""

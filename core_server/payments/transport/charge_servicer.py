@@ -9,7 +9,10 @@ import grpc
 from connect.v1 import charge_service_pb2 as pb
 from connect.v1 import charge_service_pb2_grpc
 
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
+from core_server.kernel.application.owner import Owner
+from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
+from core_server.kernel.transport.mapping import owner_from_caller
 from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.application.charges import ChargeService, NewCharge
 from core_server.payments.domain.charge import Charge
@@ -22,7 +25,7 @@ from core_server.payments.transport.mapping import (
     dispute_to_pb,
     refund_to_pb,
 )
-from core_server.rpc.status import answer, rpc
+from core_server.rpc.status import rpc
 
 
 def _optional(request: Any, field: str) -> Any:
@@ -30,9 +33,10 @@ def _optional(request: Any, field: str) -> Any:
 
 
 class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
-    def __init__(self, charges: ChargeService, views: ChargeViews) -> None:
+    def __init__(self, charges: ChargeService, views: ChargeViews, runner: IdempotentRunner) -> None:
         self._charges = charges
         self._views = views
+        self._runner = runner
 
     def _with_charge(self, response_type: Any) -> Callable[[Charge], Any]:
         return lambda charge: response_type(charge=charge_to_pb(charge, self._views))
@@ -52,7 +56,6 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
     async def CreateCharge(
         self, request: pb.CreateChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateChargeResponse:
-        owner = owner_from_caller(request.caller)
         new = NewCharge(
             amount=request.amount,
             currency=request.currency,
@@ -62,14 +65,15 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
             cancel_url=_optional(request, "cancel_url"),
             customer_email=_optional(request, "customer_email"),
         )
+
+        async def operation(owner: Owner, claim: Claim[Charge] | None) -> Charge:
+            return await self._charges.create(owner, new, claim)
+
         build = self._with_charge(pb.CreateChargeResponse)
-        result = await self._charges.create(
-            owner,
-            new,
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: build(charge).SerializeToString(),
+        # The charge's insert claims the key itself: one statement, one round trip (FirstClaim).
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CreateChargeResponse, build, operation, first_claim=True
         )
-        return answer(context, pb.CreateChargeResponse, result, build)
 
     @rpc
     async def GetCharge(
@@ -102,74 +106,59 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
     async def CaptureCharge(
         self, request: pb.CaptureChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.CaptureChargeResponse:
-        owner = owner_from_caller(request.caller)
-        build = self._capture_answer
-        result = await self._charges.capture(
-            owner,
-            request.charge_id,
-            _optional(request, "amount"),
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: build(charge).SerializeToString(),
+        async def operation(owner: Owner, claim: Claim[Charge] | None) -> Charge:
+            return await self._charges.capture(owner, request.charge_id, _optional(request, "amount"), claim)
+
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CaptureChargeResponse, self._capture_answer, operation
         )
-        return answer(context, pb.CaptureChargeResponse, result, build)
 
     @rpc
     async def RefundCharge(
         self, request: pb.RefundChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.RefundChargeResponse:
-        owner = owner_from_caller(request.caller)
-        result = await self._charges.refund(
-            owner,
-            request.charge_id,
-            _optional(request, "amount"),
-            _optional(request, "reason"),
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda fresh: self._with_refund(fresh).SerializeToString(),
+        async def operation(
+            owner: Owner, claim: Claim[tuple[Refund, Charge]] | None
+        ) -> tuple[Refund, Charge]:
+            return await self._charges.refund(
+                owner, request.charge_id, _optional(request, "amount"), _optional(request, "reason"), claim
+            )
+
+        return await idempotent_rpc(
+            self._runner, context, request, pb.RefundChargeResponse, self._with_refund, operation
         )
-        return answer(context, pb.RefundChargeResponse, result, self._with_refund)
 
     @rpc
     async def VoidCharge(
         self, request: pb.VoidChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.VoidChargeResponse:
-        owner = owner_from_caller(request.caller)
+        async def operation(owner: Owner, claim: Claim[Charge] | None) -> Charge:
+            return await self._charges.void(owner, request.charge_id, claim)
+
         build = self._with_charge(pb.VoidChargeResponse)
-        result = await self._charges.void(
-            owner,
-            request.charge_id,
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda charge: build(charge).SerializeToString(),
-        )
-        return answer(context, pb.VoidChargeResponse, result, build)
+        return await idempotent_rpc(self._runner, context, request, pb.VoidChargeResponse, build, operation)
 
     @rpc
     async def DisputeCharge(
         self, request: pb.DisputeChargeRequest, context: grpc.aio.ServicerContext
     ) -> pb.DisputeChargeResponse:
-        owner = owner_from_caller(request.caller)
+        async def operation(owner: Owner, claim: Claim[Dispute] | None) -> Dispute:
+            return await self._charges.open_dispute(owner, request.charge_id, claim)
+
         build = self._with_dispute(pb.DisputeChargeResponse)
-        result = await self._charges.open_dispute(
-            owner,
-            request.charge_id,
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda dispute: build(dispute).SerializeToString(),
+        return await idempotent_rpc(
+            self._runner, context, request, pb.DisputeChargeResponse, build, operation
         )
-        return answer(context, pb.DisputeChargeResponse, result, build)
 
     @rpc
     async def CloseDispute(
         self, request: pb.CloseDisputeRequest, context: grpc.aio.ServicerContext
     ) -> pb.CloseDisputeResponse:
-        owner = owner_from_caller(request.caller)
+        async def operation(owner: Owner, claim: Claim[Dispute] | None) -> Dispute:
+            return await self._charges.close_dispute_by_id(owner, request.dispute_id, request.outcome, claim)
+
         build = self._with_dispute(pb.CloseDisputeResponse)
-        result = await self._charges.close_dispute_by_id(
-            owner,
-            request.dispute_id,
-            request.outcome,
-            idempotency_from_pb(api_scope(owner), request.idempotency),
-            lambda dispute: build(dispute).SerializeToString(),
-        )
-        return answer(context, pb.CloseDisputeResponse, result, build)
+        return await idempotent_rpc(self._runner, context, request, pb.CloseDisputeResponse, build, operation)
 
     @rpc
     async def DailyVolume(

@@ -9,12 +9,12 @@ import grpc
 from connect.v1 import webhook_service_pb2 as pb
 from connect.v1 import webhook_service_pb2_grpc
 
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.errors import NotFound
-from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
-from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
-from core_server.rpc.status import mark_replayed, rpc
+from core_server.kernel.transport.idempotent_rpc import SecretApart, idempotent_rpc
+from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.rpc.status import rpc
 from core_server.webhooks.application.events import EventService
 from core_server.webhooks.application.webhooks import WebhookEndpointService
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint
@@ -31,13 +31,17 @@ def _optional(request: Any, field: str) -> Any:
     return getattr(request, field) if request.HasField(field) else None
 
 
-def _serialized(response: Any) -> bytes:
-    return response.SerializeToString()
-
-
 def _as_is(response: Any) -> Any:
     """For operations that already answer with their response message."""
     return response
+
+
+def _created(endpoint: WebhookEndpoint) -> pb.CreateWebhookEndpointResponse:
+    return pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(endpoint))
+
+
+def _without_secret(endpoint: WebhookEndpoint) -> WebhookEndpoint:
+    return dataclasses.replace(endpoint, secret=None)
 
 
 class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
@@ -52,31 +56,26 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
     async def CreateWebhookEndpoint(
         self, request: pb.CreateWebhookEndpointRequest, context: grpc.aio.ServicerContext
     ) -> pb.CreateWebhookEndpointResponse:
-        owner = owner_from_caller(request.caller)
-
-        async def operation(claim: Claim[WebhookEndpoint] | None) -> WebhookEndpoint:
+        async def operation(owner: Owner, claim: Claim[WebhookEndpoint] | None) -> WebhookEndpoint:
             return await self._webhooks.create(
                 owner, request.url, list(request.events), _optional(request, "description"), claim
             )
 
-        def render(endpoint: WebhookEndpoint) -> bytes:
-            # The stored answer never holds the secret: idempotency records are not encrypted.
-            plain = dataclasses.replace(endpoint, secret=None)
-            return _serialized(pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(plain)))
-
-        idempotency = idempotency_from_pb(api_scope(owner), request.idempotency)
-        result = await self._runner.run(idempotency, render, operation)
-        if isinstance(result, Replay):
-            mark_replayed(context)
-            replayed = pb.CreateWebhookEndpointResponse.FromString(result.response)
+        async def restore(replayed: pb.CreateWebhookEndpointResponse) -> None:
             try:
                 # The same request gets the same answer, secret included, while the endpoint exists.
-                secret = await self._webhooks.reveal_secret(owner, replayed.webhook_endpoint.id)
+                secret = await self._webhooks.reveal_secret(
+                    owner_from_caller(request.caller), replayed.webhook_endpoint.id
+                )
                 reveal_secret_pb(replayed.webhook_endpoint, secret or "")
             except NotFound:
                 reveal_secret_pb(replayed.webhook_endpoint, "")
-            return replayed
-        return pb.CreateWebhookEndpointResponse(webhook_endpoint=endpoint_to_pb(result))
+
+        # The stored answer never holds the secret: idempotency records are not encrypted.
+        kept = SecretApart(_without_secret, restore)
+        return await idempotent_rpc(
+            self._runner, context, request, pb.CreateWebhookEndpointResponse, _created, operation, secret=kept
+        )
 
     @rpc
     async def ListWebhookEndpoints(

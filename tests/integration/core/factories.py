@@ -12,10 +12,6 @@ from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge
 
 
-def render_nothing(_: object) -> bytes:
-    return b""
-
-
 async def new_owner(core: Core, environment: Environment = Environment.TEST) -> Owner:
     merchant = await core.merchants.create(f"m{uuid.uuid4().hex[:10]}@example.com", "password123", "Shop")
     return Owner(merchant.id, environment)
@@ -31,7 +27,7 @@ async def new_charge(core: Core, owner: Owner, amount: int = 10_000) -> Charge:
         cancel_url="https://shop.example/cancel",
         customer_email=None,
     )
-    charge = await core.charges.create(owner, new, None, render_nothing)
+    charge = await core.charges.create(owner, new)
     assert isinstance(charge, Charge)
     return charge
 
@@ -39,11 +35,11 @@ async def new_charge(core: Core, owner: Owner, amount: int = 10_000) -> Charge:
 async def authorized_charge(core: Core, owner: Owner, amount: int = 10_000) -> Charge:
     charge = await new_charge(core, owner, amount)
     card = CardInput("4242424242424242", 12, 2099, "123")
-    await core.checkout.complete(charge.id, "card", card, None, None, render_nothing)
+    await core.checkout.complete(charge.id, "card", card, None)
     return charge
 
 
 async def captured_charge(core: Core, owner: Owner, amount: int = 10_000) -> Charge:
     charge = await authorized_charge(core, owner, amount)
-    await core.charges.capture(owner, charge.id, None, None, render_nothing)
+    await core.charges.capture(owner, charge.id, None)
     return charge

@@ -168,13 +168,19 @@ async def test_a_refund_stalled_in_postgres_is_not_applied_twice_by_the_takeover
     def render(result: tuple[Refund, Charge]) -> bytes:
         return result[0].id.encode()
 
+    async def refund() -> tuple[Refund, Charge] | Replay:
+        """As RefundCharge runs it (idempotent_rpc): claimed by the runner, completed by the charge's turn."""
+        return await core.runner.run(
+            request, render, lambda claim: core.charges.refund(owner, charge.id, 500, None, claim)
+        )
+
     async with await psycopg.AsyncConnection.connect(core.settings.database_url) as blocker:
         async with blocker.transaction():
             await blocker.execute("SELECT 1 FROM charges WHERE id = %s FOR UPDATE", (charge.id,))
-            first = asyncio.create_task(core.charges.refund(owner, charge.id, 500, None, request, render))
+            first = asyncio.create_task(refund())
             await _until_blocked(pg_pool, charge.id)
             clock.advance(LEASE)  # the first run's claim has lapsed
-            retry = asyncio.create_task(core.charges.refund(owner, charge.id, 500, None, request, render))
+            retry = asyncio.create_task(refund())
             await asyncio.sleep(0.5)
             assert not retry.done(), "the retry took the claim of a statement that may still commit"
         ran = await first

@@ -12,7 +12,7 @@ from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.domain.errors import StateConflict
 from core_server.payments.domain.charge import ChargeStatus
-from tests.integration.core.factories import authorized_charge, new_owner, render_nothing
+from tests.integration.core.factories import authorized_charge, new_owner
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +26,7 @@ async def test_racing_refunds_and_captures_across_two_cores(core: Core, core_set
 
         async def capture(i: int) -> str:
             try:
-                await cores[i % 2].charges.capture(owner, charge.id, 4_000, None, render_nothing)
+                await cores[i % 2].charges.capture(owner, charge.id, 4_000)
                 return "captured"
             except StateConflict as exc:
                 return exc.code
@@ -37,7 +37,7 @@ async def test_racing_refunds_and_captures_across_two_cores(core: Core, core_set
 
         async def refund(i: int) -> str:
             try:
-                await cores[i % 2].charges.refund(owner, charge.id, 100, None, None, render_nothing)
+                await cores[i % 2].charges.refund(owner, charge.id, 100, None)
                 return "ok"
             except StateConflict as exc:
                 return exc.code

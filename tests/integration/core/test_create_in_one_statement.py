@@ -15,6 +15,7 @@ import pytest
 
 from core_server.bootstrap import Core
 from core_server.kernel.application.idempotency import Replay
+from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import IdempotencyRequest
 from core_server.kernel.domain.errors import DomainError, IdempotencyConflict
 from core_server.kernel.domain.ids import new_id
@@ -40,6 +41,15 @@ def render(charge: Charge) -> bytes:
     return f"answer:{charge.id}".encode()
 
 
+async def create(
+    core: Core, owner: Owner, request: IdempotencyRequest, new: NewCharge = NEW
+) -> Charge | Replay:
+    """As CreateCharge runs it (idempotent_rpc with first_claim): the key claimed by the insert itself."""
+    return await core.runner.run(
+        request, render, lambda claim: core.charges.create(owner, new, claim), first_claim=True
+    )
+
+
 def key(scope: str, fingerprint: str = "fp-a") -> IdempotencyRequest:
     return IdempotencyRequest(scope, new_id("k-", 12), fingerprint)
 
@@ -52,8 +62,8 @@ async def rows(core: Core, query: str, *args: object) -> list[dict[str, Any]]:
 async def test_a_keyed_create_stores_its_answer_and_a_retry_replays_it(core: Core) -> None:
     owner = await new_owner(core)
     request = key(f"{owner.merchant_id}:test")
-    first = await core.charges.create(owner, NEW, request, render)
-    again = await core.charges.create(owner, NEW, request, render)
+    first = await create(core, owner, request)
+    again = await create(core, owner, request)
     assert isinstance(first, Charge) and isinstance(again, Replay)
     assert again.response == render(first)
     stored = await rows(core, "SELECT state FROM idempotency_keys WHERE key = %s", request.key)
@@ -67,12 +77,12 @@ async def test_a_keyed_create_stores_its_answer_and_a_retry_replays_it(core: Cor
 async def test_the_key_with_another_body_writes_nothing_and_is_a_conflict(core: Core) -> None:
     owner = await new_owner(core)
     request = key(f"{owner.merchant_id}:test")
-    await core.charges.create(owner, NEW, request, render)
+    await create(core, owner, request)
     other = IdempotencyRequest(request.scope, request.key, "fp-b")
     with pytest.raises(IdempotencyConflict):
-        await core.charges.create(owner, NEW, other, render)
+        await create(core, owner, other)
     with pytest.raises(IdempotencyConflict):  # the 409 wins over the invalid amount
-        await core.charges.create(owner, dataclasses.replace(NEW, amount=1), other, render)
+        await create(core, owner, other, dataclasses.replace(NEW, amount=1))
     assert len(await rows(core, "SELECT id FROM charges WHERE merchant_id = %s", owner.merchant_id)) == 1
 
 
@@ -80,9 +90,9 @@ async def test_an_invalid_create_with_a_fresh_key_stores_nothing(core: Core) -> 
     owner = await new_owner(core)
     request = key(f"{owner.merchant_id}:test")
     with pytest.raises(DomainError):
-        await core.charges.create(owner, dataclasses.replace(NEW, amount=1), request, render)
+        await create(core, owner, request, dataclasses.replace(NEW, amount=1))
     assert await rows(core, "SELECT 1 FROM idempotency_keys WHERE key = %s", request.key) == []
-    assert isinstance(await core.charges.create(owner, NEW, request, render), Charge)
+    assert isinstance(await create(core, owner, request), Charge)
 
 
 async def test_concurrent_duplicates_create_one_charge(core: Core) -> None:
@@ -91,7 +101,7 @@ async def test_concurrent_duplicates_create_one_charge(core: Core) -> None:
 
     async def attempt() -> str:
         try:
-            result = await core.charges.create(owner, NEW, request, render)
+            result = await create(core, owner, request)
         except IdempotencyConflict:
             return "busy"
         return "replay" if isinstance(result, Replay) else "created"
@@ -111,7 +121,7 @@ async def test_a_create_queues_deliveries_for_subscribed_endpoints_and_wakes_dis
     await core.webhooks.create(owner, "http://127.0.0.1:9/refunds", ["charge.refunded"], None)
     created = await core.webhooks.create(owner, "http://127.0.0.1:9/created", ["charge.created"], None)
     async with listening(database_url) as listener:
-        charge = await core.charges.create(owner, NEW, None, render)
+        charge = await core.charges.create(owner, NEW)
         assert isinstance(charge, Charge)
         assert await notifications(listener, 2.0) == 1
     deliveries = await rows(
@@ -129,5 +139,5 @@ async def test_a_create_queues_deliveries_for_subscribed_endpoints_and_wakes_dis
 async def test_a_create_without_receiving_endpoints_sends_no_notify(core: Core, database_url: str) -> None:
     owner = await new_owner(core)
     async with listening(database_url) as listener:
-        await core.charges.create(owner, NEW, None, render)
+        await core.charges.create(owner, NEW)
         assert await notifications(listener, 0.3) == 0

@@ -14,7 +14,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.payments.application.charges import NewCharge
 from core_server.payments.domain.charge import Charge
-from tests.integration.core.factories import authorized_charge, captured_charge, new_owner, render_nothing
+from tests.integration.core.factories import authorized_charge, captured_charge, new_owner
 
 pytestmark = pytest.mark.integration
 
@@ -62,7 +62,7 @@ async def _charge_for(core: Core, owner: object, email: str | None) -> Charge:
         cancel_url=None,
         customer_email=email,
     )
-    charge = await core.charges.create(owner, new, None, render_nothing)  # type: ignore[arg-type]
+    charge = await core.charges.create(owner, new)  # type: ignore[arg-type]
     assert isinstance(charge, Charge)
     return charge
 

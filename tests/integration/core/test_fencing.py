@@ -66,10 +66,8 @@ async def test_a_stale_fence_stops_the_actor_and_the_next_ask_reloads(core: Core
     other.void(other.created)
     await repo.save(other, fence, TurnWrite(core.views.events(other)))
 
-    from tests.integration.core.factories import render_nothing
-
     with pytest.raises(Exception) as info:
-        await core.charges.capture(owner, charge.id, None, None, render_nothing)
+        await core.charges.capture(owner, charge.id, None)
     # Either the actor was already idle (fresh load sees voided) or its stale write was fenced out.
     assert type(info.value).__name__ in {"StateConflict", "StaleFence"}
     stored = await core.charges.get(owner, charge.id)

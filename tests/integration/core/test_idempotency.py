@@ -10,6 +10,7 @@ import pytest
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.idempotency import Replay
+from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import ClaimOutcome, IdempotencyRequest
 from core_server.kernel.domain.errors import IdempotencyConflict, ParameterInvalid, StateConflict
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
@@ -23,12 +24,21 @@ def render(charge: Charge) -> bytes:
     return f"{charge.id}:{charge.status.value}:{charge.amount_captured}".encode()
 
 
+async def capture(
+    core: Core, owner: Owner, charge_id: str, amount: int | None, request: IdempotencyRequest
+) -> Charge | Replay:
+    """As CaptureCharge runs it (idempotent_rpc): claimed by the runner, completed by the charge's turn."""
+    return await core.runner.run(
+        request, render, lambda claim: core.charges.capture(owner, charge_id, amount, claim)
+    )
+
+
 async def test_retried_capture_replays_the_first_answer(core: Core) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
     request = IdempotencyRequest(f"{owner.merchant_id}:test", "cap-1", "fp-a")
-    first = await core.charges.capture(owner, charge.id, 1000, request, render)
-    again = await core.charges.capture(owner, charge.id, 1000, request, render)
+    first = await capture(core, owner, charge.id, 1000, request)
+    again = await capture(core, owner, charge.id, 1000, request)
     assert isinstance(first, Charge) and isinstance(again, Replay)
     assert again.response == render(first)
 
@@ -36,19 +46,19 @@ async def test_retried_capture_replays_the_first_answer(core: Core) -> None:
 async def test_same_key_other_body_is_a_conflict(core: Core) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
-    await core.charges.capture(owner, charge.id, 1000, IdempotencyRequest("s", "k", "fp-a"), render)
+    await capture(core, owner, charge.id, 1000, IdempotencyRequest("s", "k", "fp-a"))
     with pytest.raises(IdempotencyConflict):
-        await core.charges.capture(owner, charge.id, 999, IdempotencyRequest("s", "k", "fp-b"), render)
+        await capture(core, owner, charge.id, 999, IdempotencyRequest("s", "k", "fp-b"))
 
 
 async def test_state_errors_are_stored_and_replayed(core: Core) -> None:
     owner = await new_owner(core)
     charge = await authorized_charge(core, owner)
-    await core.charges.capture(owner, charge.id, None, None, render)
+    await core.charges.capture(owner, charge.id, None)
     request = IdempotencyRequest("s", "again", "fp")
     for _ in range(2):
         with pytest.raises(Exception) as info:
-            await core.charges.capture(owner, charge.id, None, request, render)
+            await capture(core, owner, charge.id, None, request)
         assert getattr(info.value, "code", None) == "charge_already_captured"
 
 
@@ -57,8 +67,8 @@ async def test_validation_errors_store_nothing(core: Core) -> None:
     charge = await authorized_charge(core, owner)
     request = IdempotencyRequest("s", "bad-then-good", "fp")
     with pytest.raises(ParameterInvalid):
-        await core.charges.capture(owner, charge.id, -5, request, render)
-    assert isinstance(await core.charges.capture(owner, charge.id, None, request, render), Charge)
+        await capture(core, owner, charge.id, -5, request)
+    assert isinstance(await capture(core, owner, charge.id, None, request), Charge)
 
 
 async def test_concurrent_duplicates_run_once(core: Core) -> None:
@@ -68,14 +78,16 @@ async def test_concurrent_duplicates_run_once(core: Core) -> None:
 
     async def attempt() -> str:
         try:
-            result = await core.charges.refund(owner, charge.id, 100, None, request, lambda r: b"x")
+            result = await core.runner.run(
+                request, lambda _: b"x", lambda claim: core.charges.refund(owner, charge.id, 100, None, claim)
+            )
         except IdempotencyConflict:
             return "conflict"
         except StateConflict:
             return "state"
         return "replay" if isinstance(result, Replay) else "ran"
 
-    await core.charges.capture(owner, charge.id, None, None, render)
+    await core.charges.capture(owner, charge.id, None)
     outcomes = await asyncio.gather(*(attempt() for _ in range(10)))
     assert outcomes.count("ran") == 1
     final = await core.charges.get(owner, charge.id)

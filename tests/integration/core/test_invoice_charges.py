@@ -19,7 +19,7 @@ from core_server.payments.domain.charge import Charge, ChargeStatus
 from core_server.payments.domain.payment import CardDetails, PaypalDetails
 from core_server.payments.domain.sandbox import SandboxBehaviour, sandbox_token
 from core_server.payments.storage.charge_repository import PgChargeRepository
-from tests.integration.core.factories import new_owner, render_nothing
+from tests.integration.core.factories import new_owner
 
 pytestmark = pytest.mark.integration
 
@@ -180,7 +180,7 @@ async def test_an_invoice_charge_is_listed_and_refundable_like_any_charge(core: 
     )
     assert [c.id for c in page.items] == [charge.id]
 
-    result = await core.charges.refund(owner, charge.id, 2_000, "customer_request", None, render_nothing)
+    result = await core.charges.refund(owner, charge.id, 2_000, "customer_request")
     assert isinstance(result, tuple)
     refund, refunded = result
     assert refund.amount == 2_000 and refunded.status is ChargeStatus.PARTIALLY_REFUNDED

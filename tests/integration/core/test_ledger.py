@@ -25,7 +25,7 @@ from core_server.ledger.domain.balance import CurrencyAmount
 from core_server.ledger.domain.reconciliation import FindingKind
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.storage.charge_repository import PgChargeRepository
-from tests.integration.core.factories import authorized_charge, captured_charge, new_owner, render_nothing
+from tests.integration.core.factories import authorized_charge, captured_charge, new_owner
 from tests.integration.core.test_subscription_service import customer_with_card, monthly_price
 
 pytestmark = pytest.mark.integration
@@ -50,10 +50,10 @@ async def test_capture_refund_and_a_won_dispute_leave_their_rows_and_reconcile(
 ) -> None:
     owner = await new_owner(core)
     charge = await captured_charge(core, owner, amount=10_000)
-    refund, _ = await core.charges.refund(owner, charge.id, 2_500, None, None, render_nothing)  # type: ignore[misc]
-    dispute = await core.charges.open_dispute(owner, charge.id, None, render_nothing)
+    refund, _ = await core.charges.refund(owner, charge.id, 2_500, None)
+    dispute = await core.charges.open_dispute(owner, charge.id)
     assert isinstance(dispute, Dispute)
-    await core.charges.close_dispute_by_id(owner, dispute.id, "won", None, render_nothing)
+    await core.charges.close_dispute_by_id(owner, dispute.id, "won")
 
     rows = await rows_of(core.pool, owner.merchant_id)
     assert shape(rows) == [
@@ -74,9 +74,9 @@ async def test_capture_refund_and_a_won_dispute_leave_their_rows_and_reconcile(
 async def test_a_lost_dispute_keeps_its_debit_and_fee(core: Core) -> None:
     owner = await new_owner(core)
     charge = await captured_charge(core, owner, amount=5_000)
-    dispute = await core.charges.open_dispute(owner, charge.id, None, render_nothing)
+    dispute = await core.charges.open_dispute(owner, charge.id)
     assert isinstance(dispute, Dispute)
-    await core.charges.close_dispute_by_id(owner, dispute.id, "lost", None, render_nothing)
+    await core.charges.close_dispute_by_id(owner, dispute.id, "lost")
     assert shape(await rows_of(core.pool, owner.merchant_id)) == [
         ("charge", charge.id, 5_000, 175, 0, 4_825),
         ("dispute", dispute.id, -5_000, 1_500, 0, -6_500),
@@ -220,10 +220,10 @@ def backfill_statement() -> str:
 async def test_the_backfill_books_movements_made_before_the_ledger_once(core: Core) -> None:
     owner = await new_owner(core)
     charge = await captured_charge(core, owner, amount=10_000)
-    refund, _ = await core.charges.refund(owner, charge.id, 1_000, None, None, render_nothing)  # type: ignore[misc]
-    dispute = await core.charges.open_dispute(owner, charge.id, None, render_nothing)
+    refund, _ = await core.charges.refund(owner, charge.id, 1_000, None)
+    dispute = await core.charges.open_dispute(owner, charge.id)
     assert isinstance(dispute, Dispute)
-    await core.charges.close_dispute_by_id(owner, dispute.id, "won", None, render_nothing)
+    await core.charges.close_dispute_by_id(owner, dispute.id, "won")
     customer_id = await customer_with_card(core, owner)
     price_id = await monthly_price(core, owner, amount=2_000)
     subscription = await core.subscriptions.create(

@@ -14,7 +14,7 @@ from core_server.ledger.domain.reconciliation import FindingKind
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.refund import Refund
-from tests.integration.core.factories import captured_charge, new_owner, render_nothing
+from tests.integration.core.factories import captured_charge, new_owner
 from tests.integration.core.test_invoice_charges import new_invoice_id, request
 from tests.integration.core.test_ledger import rows_of, shape
 from tests.integration.core.test_subscription_service import customer_with_card, monthly_price
@@ -23,13 +23,13 @@ pytestmark = pytest.mark.integration
 
 
 async def refund(core: Core, owner: Owner, charge_id: str, amount: int | None) -> Refund:
-    result = await core.charges.refund(owner, charge_id, amount, None, None, render_nothing)
+    result = await core.charges.refund(owner, charge_id, amount, None)
     assert isinstance(result, tuple)
     return result[0]
 
 
 async def dispute(core: Core, owner: Owner, charge_id: str) -> Dispute:
-    opened = await core.charges.open_dispute(owner, charge_id, None, render_nothing)
+    opened = await core.charges.open_dispute(owner, charge_id)
     assert isinstance(opened, Dispute)
     return opened
 
@@ -87,7 +87,7 @@ async def test_a_dispute_after_a_partial_refund_returns_the_rest_of_the_tax_and_
     charge = await taxed_invoice_charge(core, owner, 10_800, 800)
     refunded = await refund(core, owner, charge.id, 1_000)  # 74.07… → 74
     opened = await dispute(core, owner, charge.id)
-    await core.charges.close_dispute_by_id(owner, opened.id, "won", None, render_nothing)
+    await core.charges.close_dispute_by_id(owner, opened.id, "won")
     assert shape(await rows_of(core.pool, owner.merchant_id)) == [
         ("refund", refunded.id, -1_000, 0, -74, -926),
         ("dispute", opened.id, -9_800, 1_500, -726, -10_574),

@@ -25,7 +25,7 @@ from core_server.payments.application.charges import NewCharge
 from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge
 from tests.integration.core.conftest import make_core
-from tests.integration.core.factories import captured_charge, new_owner, render_nothing
+from tests.integration.core.factories import captured_charge, new_owner
 from tests.integration.core.test_subscription_service import customer_with_card, monthly_price
 
 pytestmark = pytest.mark.integration
@@ -56,11 +56,11 @@ async def captured_eur_charge(core: Core, owner: Owner) -> None:
         cancel_url="https://shop.example/cancel",
         customer_email=None,
     )
-    charge = await core.charges.create(owner, new, None, render_nothing)
+    charge = await core.charges.create(owner, new)
     assert isinstance(charge, Charge)
     card = CardInput("4242424242424242", 12, 2099, "123")
-    await core.checkout.complete(charge.id, "card", card, None, None, render_nothing)
-    await core.charges.capture(owner, charge.id, None, None, render_nothing)
+    await core.checkout.complete(charge.id, "card", card, None)
+    await core.charges.capture(owner, charge.id, None)
 
 
 async def set_account(core: Core, merchant_id: str, account: str) -> None:

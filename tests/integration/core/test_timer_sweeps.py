@@ -60,10 +60,8 @@ async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(
 ) -> None:
     owner = await new_owner(core)
     charge = await new_charge(core, owner)
-    result = await core.checkout.complete(
-        charge.id, "paypal", None, "pending@sandbox.paypal.test", None, lambda _: b""
-    )
-    assert result.success and result.status == "pending"  # type: ignore[union-attr]
+    result = await core.checkout.complete(charge.id, "paypal", None, "pending@sandbox.paypal.test")
+    assert result.success and result.status == "pending"
     assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.PENDING
     assert await core.sweep("async-authorizations").run_once() == 0
     clock.advance(timedelta(seconds=3))
@@ -77,11 +75,11 @@ async def test_pending_paypal_is_authorized_by_the_sweep_with_an_event(
 
 
 async def test_dispute_writes_its_event_with_the_state(core: Core) -> None:
-    from tests.integration.core.factories import captured_charge, render_nothing
+    from tests.integration.core.factories import captured_charge
 
     owner = await new_owner(core)
     charge = await captured_charge(core, owner)
-    await core.charges.open_dispute(owner, charge.id, None, render_nothing)
+    await core.charges.open_dispute(owner, charge.id)
     async with core.pool.connection() as conn:
         rows = await (
             await conn.execute(

@@ -87,9 +87,7 @@ async def test_a_due_paypal_authorization_reads_authorized_and_its_event_waits_f
 ) -> None:
     owner = await new_owner(core)
     charge = await new_charge(core, owner)
-    await core.checkout.complete(
-        charge.id, "paypal", None, "pending@sandbox.paypal.test", None, lambda _: b""
-    )
+    await core.checkout.complete(charge.id, "paypal", None, "pending@sandbox.paypal.test")
     clock.advance(timedelta(seconds=3))
 
     assert (await core.charges.get(owner, charge.id)).status is ChargeStatus.AUTHORIZED

@@ -17,7 +17,7 @@ from core_server.payments.domain.card import CardInput
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
 from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
-from tests.integration.core.factories import captured_charge, new_charge, new_owner, render_nothing
+from tests.integration.core.factories import captured_charge, new_charge, new_owner
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
 pytestmark = pytest.mark.integration
@@ -49,11 +49,11 @@ async def test_each_charge_event_arrives_once_per_subscribed_endpoint_signed(
     await core.webhooks.create(live, "https://93.184.215.14/live", ["*"], None)
 
     charge = await captured_charge(core, owner)  # charge.created, charge.completed
-    await core.charges.refund(owner, charge.id, 1_000, None, None, render_nothing)  # charge.refunded
-    await core.charges.open_dispute(owner, charge.id, None, render_nothing)  # charge.disputed
+    await core.charges.refund(owner, charge.id, 1_000, None)  # charge.refunded
+    await core.charges.open_dispute(owner, charge.id)  # charge.disputed
     declined = await new_charge(core, owner)  # charge.created
     card = CardInput("4000000000000002", 12, 2099, "123")
-    await core.checkout.complete(declined.id, "card", card, None, None, render_nothing)  # charge.failed
+    await core.checkout.complete(declined.id, "card", card, None)  # charge.failed
 
     assert await core.dispatcher.drain() == 7
 

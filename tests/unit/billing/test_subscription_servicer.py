@@ -65,14 +65,14 @@ class FakeSubscriptions:
 
 
 class FreshRunner:
-    async def run(self, request: Any, render: Callable[[Any], bytes], operation: Any) -> Any:
+    async def run(self, request: Any, render: Callable[[Any], bytes], operation: Any, **_: Any) -> Any:
         return await operation(None)
 
 
 class ReplayingRunner:
     """Answers what the stored bytes of a first run would replay."""
 
-    async def run(self, request: Any, render: Callable[[Any], bytes], operation: Any) -> Any:
+    async def run(self, request: Any, render: Callable[[Any], bytes], operation: Any, **_: Any) -> Any:
         return Replay(render(await operation(None)))
 
 

@@ -127,7 +127,7 @@ class _DigestOnlyKeys:
 def test_secret_keys_are_looked_up_by_their_digest_only() -> None:
     secret = "sk_test_" + "k" * 32
     keys = _DigestOnlyKeys(secret)
-    service = ApiKeyService(keys, clock=None, answer_sealer=None)  # type: ignore[arg-type]
+    service = ApiKeyService(keys, clock=None)  # type: ignore[arg-type]
     resolved = asyncio.run(service.authenticate(secret))
     assert (resolved.merchant_id, resolved.kind) == ("acct_1", "secret")
     with pytest.raises(Unauthenticated):

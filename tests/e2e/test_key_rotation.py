@@ -36,7 +36,7 @@ KEYS = 3
 # The dunning card's token remembers that its later charges decline: the re-sealed token must too.
 CARDS = {"4242424242424242": SandboxBehaviour.APPROVE, "4000000000000341": SandboxBehaviour.DECLINE_GENERIC}
 ACCOUNT = "000123456789"  # the merchant's payout account number, sealed at rest (DESIGN §10.9)
-SEALED = ENDPOINTS + KEYS + len(CARDS) + 1
+SEALED = ENDPOINTS + KEYS + len(CARDS) + 1 + 1  # … + the payout account + one portal session's answer
 
 
 def b64(key: bytes) -> str:
@@ -81,6 +81,13 @@ def create_key(client: httpx.Client, merchant: Merchant, idempotency_key: str) -
         f"{API}/keys",
         json={"name": idempotency_key, "environment": "test"},
         headers={**merchant.jwt, "Idempotency-Key": idempotency_key},
+    )
+
+
+def create_portal_session(client: httpx.Client, merchant: Merchant, customer: str) -> httpx.Response:
+    body = {"customer_id": customer, "return_url": "https://shop.example/account"}
+    return client.post(
+        f"{API}/portal-sessions", json=body, headers={**merchant.auth, "Idempotency-Key": "rotate-portal"}
     )
 
 
@@ -146,7 +153,7 @@ def sealed_key_ids(dsn: str) -> tuple[set[str | None], set[bytes]]:
             bytes(row[0])
             for row in conn.execute(
                 "SELECT substring(response FROM 1 FOR 9) FROM idempotency_keys"
-                " WHERE scope LIKE '%:dashboard' AND substring(response FROM 1 FOR 1) IN ('\\x01', '\\x02')"
+                " WHERE substring(response FROM 1 FOR 1) IN ('\\x01', '\\x02')"
             )
         }
     return endpoints, answers
@@ -172,6 +179,8 @@ def test_rotation_reseals_everything_under_the_new_key_while_the_stack_serves(
         assert all(r.status_code == 201 for r in created.values())
         secret_keys = {name: r.json()["secret_key"] for name, r in created.items()}
         methods = attach_cards(old.client, merchant)
+        portal = create_portal_session(old.client, merchant, customer_id(dsn))
+        assert portal.status_code == 201, portal.text
         account = {"payout_account_number": ACCOUNT, "current_password": PASSWORD}
         patched = old.client.patch("/api/v1/merchants/me", json=account, headers=merchant.jwt)
         assert patched.status_code == 200, patched.text
@@ -254,6 +263,10 @@ def test_rotation_reseals_everything_under_the_new_key_while_the_stack_serves(
         for name, secret_key in secret_keys.items():
             replay = create_key(new.client, merchant, name)
             assert replay.status_code == 201 and replay.json()["secret_key"] == secret_key
+        # A portal session's answer (sealed in the API scope, not the dashboard's) was re-sealed too.
+        replayed_portal = create_portal_session(new.client, merchant, customer_id(dsn))
+        assert replayed_portal.status_code == 201, replayed_portal.text
+        assert replayed_portal.json()["url"] == portal.json()["url"]
 
     # Key A dropped and B replaced by C before a rotation: B's values are under no configured key.
     lost_env = {**own_env, "DATA_ENCRYPTION_KEY": b64(KEY_C), "DATA_FINGERPRINT_KEY": b64(KEY_A)}

@@ -16,7 +16,8 @@ from core_server.billing.application.portal_view import (
 from core_server.billing.application.subscription_view import subscription_json
 from core_server.billing.domain.portal_session import token_digest
 from core_server.billing.transport.customer_servicer import card_from_pb, payment_method_to_pb
-from core_server.kernel.application.idempotency import IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
 from core_server.rpc.status import answer, rpc
 

@@ -13,8 +13,9 @@ from core_server.developer_tools.application.cli_sessions import CliSessionServi
 from core_server.developer_tools.application.cli_stream import CliEventStream
 from core_server.developer_tools.domain.cli_session import CliSession
 from core_server.developer_tools.transport.mapping import event_to_pb, response_to_pb, session_to_pb
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
 from core_server.rpc.status import mark_replayed, rpc

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from core_server.kernel.application.ports import (
@@ -22,9 +21,9 @@ from core_server.kernel.application.ports import (
     IdempotencyCompletion,
     IdempotencyRequest,
     IdempotencyStore,
-    StoredError,
 )
 from core_server.kernel.domain.errors import DomainError, IdempotencyConflict, StateConflict
+from core_server.kernel.domain.replays import Replay, ReplayedError, StoredError
 
 logger = logging.getLogger(__name__)
 
@@ -51,21 +50,6 @@ class Claim(Generic[T]):
         """Called by the operation for its own transaction; the runner then skips its fallback write."""
         self.handed_out = True
         return IdempotencyCompletion(self.request.scope, self.request.key, self._render(result), self.owner)
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """The stored answer of the first request, as the bytes the transport rendered then."""
-
-    response: bytes
-
-
-class ReplayedError(DomainError):
-    """The first request's state error, raised again with its original type, code and param."""
-
-    def __init__(self, stored: StoredError) -> None:
-        super().__init__(stored.message, code=stored.code, param=stored.param)
-        self.type = stored.type
 
 
 def stored_error(error: DomainError) -> StoredError:

@@ -6,7 +6,8 @@ import grpc
 from connect.v1 import api_key_pb2, api_key_service_pb2_grpc
 from connect.v1 import api_key_service_pb2 as pb
 
-from core_server.kernel.application.idempotency import IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import IdempotentRunner
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.transport.mapping import (
     ENVIRONMENT_FROM_PB,
     ENVIRONMENT_TO_PB,

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from core_server.actors import ActorRegistry
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page, page_limit, require_cursor, unix_bound
 from core_server.kernel.application.ports import (
@@ -20,6 +20,7 @@ from core_server.kernel.application.ports import (
 )
 from core_server.kernel.domain.errors import DomainError, ParameterInvalid
 from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
+from core_server.kernel.domain.replays import Replay
 from core_server.payments.application.charge_commands import (
     CaptureCharge,
     CloseDispute,

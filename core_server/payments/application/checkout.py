@@ -8,10 +8,11 @@ from typing import Any
 
 from core_server.actors import ActorRegistry
 from core_server.kernel.application.clocks import merchant_now
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.ports import Clocks, IdempotencyRequest
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.money import format_amount
+from core_server.kernel.domain.replays import Replay
 from core_server.merchants.application.merchants import MerchantRepository
 from core_server.payments.application.charge_commands import CheckoutResult, CompleteCheckout
 from core_server.payments.application.ports import ChargeRepository

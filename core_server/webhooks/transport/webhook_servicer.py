@@ -9,9 +9,10 @@ import grpc
 from connect.v1 import webhook_service_pb2 as pb
 from connect.v1 import webhook_service_pb2_grpc
 
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.errors import NotFound
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
 from core_server.rpc.status import mark_replayed, rpc

@@ -11,7 +11,7 @@ from typing import Protocol
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.replays import StoredError
-from core_server.kernel.domain.test_clock import AdvanceLimit
+from core_server.kernel.domain.sandbox_clock import AdvanceLimit
 
 
 @dataclass(frozen=True, slots=True)

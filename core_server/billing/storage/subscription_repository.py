@@ -13,7 +13,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from core_server.billing.application.subscription_ports import InvoiceQuery, SubscriptionQuery
-from core_server.billing.domain.billing_run import CANCEL_REFUND_GRACE
+from core_server.billing.domain.billing_steps import CANCEL_REFUND_GRACE
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import (
@@ -127,7 +127,7 @@ _INVOICE_LIST = (
 _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 
 # -- the billing run's due query ---------------------------------------------------------------------------
-# A subscription is due when the earliest step of billing_run.next_step falls at or before its merchant's
+# A subscription is due when the earliest step of billing_steps.next_step falls at or before its merchant's
 # time m = real time + the sandbox clock's offset (TEST subscriptions of a merchant who advanced it; LIVE
 # and everyone else: real time). Durations arrive in seconds, never as days, so that the session's time
 # zone cannot stretch a day around a DST change; midnights are 00:00 UTC, like the daily task's.
@@ -137,7 +137,7 @@ _REFUND_GRACE = "(%(refund_grace)s::bigint * interval '1 second')"
 
 
 def _next_midnight(moment: str) -> str:
-    """billing_run.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
+    """billing_steps.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
     day = "date_trunc('day', " + moment + ", 'UTC')"
     return (
         "("

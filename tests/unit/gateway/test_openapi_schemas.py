@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from core_server.kernel.domain.environment import Environment
 from core_server.payments.domain.charge import Charge, ChargeStatus
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
 from core_server.payments.transport.mapping import STATUS_TO_PB
 from http_gateway.edge.serialization import list_json

@@ -21,7 +21,7 @@ from http_gateway.payments.serializers import (
     dispute_json,
     refund_json,
 )
-from tests.unit.gateway.core_shapes import NOW_UNIX, captured, charge_pb, fully_populated, new_charge
+from tests.support.core_shapes import NOW_UNIX, captured, charge_pb, fully_populated, new_charge
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ from http_gateway.payments.serializers import (
     refund_json,
 )
 from http_gateway.webhooks.serializers import event_json, webhook_delivery_json, webhook_endpoint_json
-from tests.unit.gateway.core_shapes import (
+from tests.support.core_shapes import (
     NOW,
     captured,
     charge_pb,

@@ -36,10 +36,10 @@ from core_server.db.notify_listener import PgNotifyWakeups
 from core_server.db.pool import DbPool, check_pooled_timeouts, open_pool
 from core_server.developer_tools.application.cli_sessions import CliSessionService
 from core_server.developer_tools.application.cli_stream import CliEventStream
-from core_server.developer_tools.application.test_reset import TestResetService
+from core_server.developer_tools.application.sandbox_reset import TestResetService
 from core_server.developer_tools.storage.cli_session_repository import PgCliSessionRepository
-from core_server.developer_tools.storage.test_data_store import PgTestDataStore
-from core_server.developer_tools.storage.test_event_log import PgTestEventLog
+from core_server.developer_tools.storage.sandbox_data_store import PgTestDataStore
+from core_server.developer_tools.storage.sandbox_event_log import PgTestEventLog
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat, CoreLiveness
 from core_server.kernel.application.idempotency import IdempotentRunner

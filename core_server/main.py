@@ -48,11 +48,11 @@ from core_server.billing.transport.subscription_servicer import SubscriptionServ
 from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
 from core_server.developer_tools.transport.cli_session_servicer import CliSessionServicer
-from core_server.developer_tools.transport.test_reset_servicer import TestResetServicer
+from core_server.developer_tools.transport.sandbox_reset_servicer import TestResetServicer
 from core_server.gc_tuning import freeze_startup_objects, tune_for_serving
 from core_server.health_watch import watch_health
 from core_server.kernel.transport.idempotency_servicer import IdempotencyServicer
-from core_server.kernel.transport.test_clock_servicer import TestClockServicer
+from core_server.kernel.transport.sandbox_clock_servicer import TestClockServicer
 from core_server.ledger.transport.ledger_servicer import LedgerServicer
 from core_server.logging_setup import configure_logging
 from core_server.merchants.transport.api_key_servicer import ApiKeyServicer

@@ -46,9 +46,10 @@ UPDATE webhook_endpoints SET secret_sealed = %(new)s, secret_key_id = %(key_id)s
  WHERE id = %(k1)s AND secret_sealed = %(old)s
 """
 
-# Stored answers sealed by the idempotency runner (kernel/application/idempotency.py): API key creations in
-# the dashboard scope, portal sessions in the merchant's API scope — any scope, told apart by their first byte (1 or 2, SecretBox's versions; a
-# protobuf answer never starts so, field number 0 being invalid). Under the current key they start with
+# Stored answers sealed by the idempotency runner (kernel/application/idempotency.py): API key creations
+# in the dashboard scope, portal sessions in the merchant's API scope. Any scope: they are told apart by
+# their first byte (1 or 2, SecretBox's versions; a protobuf answer never starts so, field number 0 being
+# invalid). Under the current key they start with
 # %(blob_prefix)s.
 IDEMPOTENT_ANSWERS_BATCH = """
 SELECT scope AS k1, key AS k2, response AS sealed, NULL::text AS key_id

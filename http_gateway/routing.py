@@ -6,12 +6,12 @@ from sanic import Blueprint, Sanic
 
 from http_gateway.billing import customers, invoices, plans, portal, subscriptions, tax_rates
 from http_gateway.dashboard import routes as dashboard_routes
-from http_gateway.developer_tools import cli_sessions, test_reset
+from http_gateway.developer_tools import cli_sessions, sandbox_reset
 from http_gateway.ledger import balance, payouts
 from http_gateway.merchants import accounts, api_keys
 from http_gateway.operational import health, openapi_document
 from http_gateway.payments import charges, checkout, disputes
-from http_gateway.sandbox import test_clock
+from http_gateway.sandbox import clock
 from http_gateway.webhooks import endpoints, events
 
 # (name, version_prefix, url_prefix): /api/v1/connect/…, /connect/v1/…, /v1/… answer identically.
@@ -28,7 +28,7 @@ def api_blueprints() -> tuple[Blueprint, ...]:
         charges.blueprint(),
         api_keys.blueprint(),
         disputes.blueprint(),
-        test_clock.blueprint(),
+        clock.blueprint(),
         tax_rates.blueprint(),
         plans.plans_blueprint(),
         plans.prices_blueprint(),
@@ -41,7 +41,7 @@ def api_blueprints() -> tuple[Blueprint, ...]:
         balance.blueprint(),
         payouts.blueprint(),
         cli_sessions.blueprint(),
-        test_reset.blueprint(),
+        sandbox_reset.blueprint(),
     )
 
 

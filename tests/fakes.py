@@ -17,7 +17,7 @@ from core_server.kernel.application.ports import Clock, FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
 from core_server.payments.application.ports import ChargeQuery, DayVolume, PaymentRequest
-from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge, ChargeStatus
+from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.payment import PaymentOutcome
 from core_server.payments.processors.sandbox_processor import SandboxProcessor
 
@@ -181,7 +181,7 @@ class FakeChargeRepository:
             for charge, _ in self._rows.values()
             if charge.merchant_id == query.merchant_id
             and charge.environment is query.environment
-            and (query.status is None or charge.status is query.status)
+            and (query.status is None or _seen(charge, query.seen_at).status is query.status)
             and (query.created_after is None or charge.created > query.created_after)
             and (query.created_before is None or charge.created < query.created_before)
             and (
@@ -221,30 +221,12 @@ class FakeChargeRepository:
         return [DayVolume(day, cur, amount, n) for (day, cur), (amount, n) in sorted(sums.items())]
 
     async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
-        due: builtins.list[tuple[datetime, str]] = []
-        for charge in self._owned(owner):
-            merchant_now = now + self._offset(charge)
-            if charge.status is ChargeStatus.PENDING and charge.expires_at <= merchant_now:
-                due.append((charge.expires_at, charge.id))
-            elif (
-                charge.status is ChargeStatus.AUTHORIZED
-                and charge.authorized_at is not None
-                and charge.authorized_at + AUTHORIZATION_HOLD <= merchant_now
-            ):
-                due.append((charge.authorized_at + AUTHORIZATION_HOLD, charge.id))
-        return [charge_id for _, charge_id in sorted(due)[:limit]]
+        return self._due(now, limit, owner, awaiting_authorization=False)
 
     async def due_authorizations(
         self, now: datetime, limit: int, owner: Owner | None = None
     ) -> Sequence[str]:
-        due = [
-            (charge.authorization_due_at, charge.id)
-            for charge in self._owned(owner)
-            if charge.status is ChargeStatus.PENDING
-            and charge.authorization_due_at is not None
-            and charge.authorization_due_at <= now + self._offset(charge)
-        ]
-        return [charge_id for _, charge_id in sorted(due)[:limit]]
+        return self._due(now, limit, owner, awaiting_authorization=True)
 
     async def charge_id_for_dispute(self, dispute_id: str) -> str | None:
         for charge, _ in self._rows.values():
@@ -264,6 +246,18 @@ class FakeChargeRepository:
             if owner is None or _owned_by(charge, owner.merchant_id, owner.environment)
         ]
 
+    def _due(
+        self, now: datetime, limit: int, owner: Owner | None, *, awaiting_authorization: bool
+    ) -> builtins.list[str]:
+        """The domain's rule (`Charge.timer_due_at`) at each charge's merchant time, as the SQL judges it."""
+        due: builtins.list[tuple[datetime, str]] = []
+        for charge in self._owned(owner):
+            at = charge.timer_due_at
+            mine = charge.awaiting_authorization is awaiting_authorization
+            if mine and at is not None and at <= now + self._offset(charge):
+                due.append((at, charge.id))
+        return [charge_id for _, charge_id in sorted(due)[:limit]]
+
     def _offset(self, charge: Charge) -> timedelta:
         if self.clocks is None:
             return timedelta(0)
@@ -274,6 +268,12 @@ def _as_stored(charge: Charge) -> Charge:
     stored = copy.deepcopy(charge)
     stored.pending_events.clear()
     return stored
+
+
+def _seen(charge: Charge, at: datetime | None) -> Charge:
+    """The charge a status filter judges: as a read at the merchant's time `at` shows it (the domain's
+    `Charge.seen_at`, which the SQL's _SEEN_STATUS mirrors), or as stored without one."""
+    return charge if at is None else charge.seen_at(at)
 
 
 def _owned_by(charge: Charge, merchant_id: str, environment: Environment) -> bool:

@@ -21,8 +21,8 @@ from google.rpc import error_details_pb2, status_pb2
 
 from core_server.actors import ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.db.errors import StaleFence, StorageUnavailable
-from core_server.kernel.application.idempotency import Replay, ReplayedError
 from core_server.kernel.domain.errors import DomainError, RateLimited, StateConflict
+from core_server.kernel.domain.replays import Replay, ReplayedError
 from core_server.locking.errors import LockServiceUnavailable
 from core_server.metrics import IDEMPOTENT_REPLAYS, RPC_SECONDS
 from core_server.rpc.request_context import request_id_var

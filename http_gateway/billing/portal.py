@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from connect.errors import DECLINE_CODES
 from connect.v1 import common_pb2, customer_pb2, portal_service_pb2
 from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
@@ -145,8 +146,8 @@ def _card_form(form: Any, err: ApiError) -> CardForm:
     field = (err.param or "").rpartition(".")[2]
     if err.param and err.param.startswith("card.") and field in FORM_FIELDS:
         return CardForm("Please correct the highlighted field.", field, err.message, **expiry)
-    if err.code in portal_rendering.DECLINE_MESSAGES:
-        return CardForm(portal_rendering.decline_message(err.code, err.message), **expiry)
+    if err.code in DECLINE_CODES:  # the core's sentence for the code (one table, in the core)
+        return CardForm(err.message, **expiry)
     return CardForm(err.message, **expiry)
 
 
@@ -198,7 +199,7 @@ async def update_payment_method(request: Request, token: str) -> HTTPResponse:
                 raise
             # A decline is a result, not an error (spec): the form again with its sentence, 200; a field
             # to correct is 400.
-            declined = err.code in portal_rendering.DECLINE_MESSAGES
+            declined = err.code in DECLINE_CODES
             return portal_rendering.card_page(view, _card_form(form, err), status=200 if declined else 400)
     except ApiError as err:
         return _problem(err)

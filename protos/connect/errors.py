@@ -67,6 +67,19 @@ CHARGE_ALREADY_CAPTURED = _code("charge_already_captured", INVALID_REQUEST, "The
 CHARGE_ALREADY_REFUNDED = _code("charge_already_refunded", INVALID_REQUEST, "The charge is already refunded.")
 REFUND_EXCEEDS_CHARGE = _code("refund_exceeds_charge", INVALID_REQUEST, "The refund exceeds what is left.")
 PROCESSING_ERROR = _code("processing_error", INVALID_REQUEST, "The payment could not be processed.")
+# A card's answer (spec "Sandbox test cards"): a result of the payment, not an error of the request. Each
+# code's one sentence is the core's (core_server/payments/domain/payment.py `DECLINE_MESSAGES`), carried
+# with it to the API's `errorMessage` and the hosted pages (docs/decisions.md).
+DECLINE_CODES: frozenset[str] = frozenset(
+    {
+        "generic_decline",
+        "insufficient_funds",
+        "expired_card",
+        "incorrect_cvc",
+        PROCESSING_ERROR.code,
+        "authentication_required",
+    }
+)
 API_VERSION_INVALID = _code("api_version_invalid", INVALID_REQUEST, "Unknown Service-Version.")
 REQUEST_INVALID = _code("request_invalid", INVALID_REQUEST, "The request could not be read.")
 REQUEST_TOO_LARGE = _code("request_too_large", INVALID_REQUEST, "The request body is too large.", 413)

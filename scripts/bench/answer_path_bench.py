@@ -28,7 +28,7 @@ from sanic.response import json as sanic_json  # noqa: E402
 from http_gateway.core_client.grpc_clients import CoreReply  # noqa: E402
 from http_gateway.edge.serialization import list_body  # noqa: E402
 from http_gateway.pipeline.admission import respond  # noqa: E402
-from tests.unit.gateway.core_shapes import charge_pb, fully_populated  # noqa: E402
+from tests.support.core_shapes import charge_pb, fully_populated  # noqa: E402
 
 
 def _old_list_json(data: list[Any], *, url: str, has_more: bool, total_count: int | None) -> dict[str, Any]:

@@ -75,7 +75,7 @@ def sample_statements(dsn: str) -> dict[str, Any]:
     from core_server.billing.storage.subscription_writes import save_statement
     from core_server.kernel.application.ports import TurnWrite
     from core_server.payments.application.charge_view import ChargeViews
-    from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+    from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
     from core_server.payments.domain.payment import CardDetails, PaymentMethodType, PaymentOutcome
     from core_server.payments.storage.charge_writes import create_statement
 

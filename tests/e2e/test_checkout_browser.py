@@ -282,7 +282,7 @@ def test_without_javascript_declines_and_errors_render_pages(
     _fill_card(no_js_page, "4000000000000002")
     no_js_page.get_by_role("button", name="Pay $49.99").click()
     no_js_page.get_by_role("heading", name="Payment failed").wait_for()
-    assert no_js_page.get_by_text("Your payment was declined.").is_visible()
+    assert no_js_page.get_by_text("Your card was declined.").is_visible()
     assert _status(client, merchant, charge["id"]) == "failed"
 
 

@@ -10,20 +10,14 @@ import signal
 import socket
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from tests.e2e.api_client import API, Merchant, authorized_charge, sign_up
-from tests.support.private_services import (
-    PrivateRedis,
-    fault_env,
-    private_postgres,
-    private_redis,
-    wait_until,
-)
-from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.fault_cluster import NOT_YET, Cluster, two_cores
+from tests.support.private_services import wait_until
+from tests.support.processes import RunningProcess
 from tests.support.reconcile import assert_reconciles
 from tests.support.table_audit import count, half_written
 
@@ -36,53 +30,14 @@ CLAIM_SECONDS = 6.0  # IDEMPOTENCY_CLAIM_SECONDS of the same
 KILL_AFTER = 8  # successful captures before the kill: the rest are queued or in flight
 
 
-@dataclass
-class Cluster:
-    dsn: str
-    redis: PrivateRedis
-    namespace: str
-    doomed: RunningProcess  # the core that is killed
-    survivor: RunningProcess
-    gateway_doomed: RunningProcess
-    gateway_survivor: RunningProcess
-    merchant: Merchant
-
-
 @pytest.fixture
-def cluster(stack_env: dict[str, str]) -> Iterator[Cluster]:
-    with private_postgres() as postgres, private_redis() as redis:
-        dsn = postgres.create_database("faults_crash")
-        env = fault_env(stack_env, dsn, redis.url)
-        started: list[RunningProcess] = []
-        try:
-            # The doomed core keeps its actors (and their leases) for 30 s after each turn: at the kill it
-            # holds a lease on every charge it captured, which only the TTL can free.
-            doomed = start_core({**env, "ACTOR_IDLE_SECONDS": "30"})
-            started.append(doomed)
-            survivor = start_core(env)
-            started.append(survivor)
-            gateway_doomed = start_gateway(env, [doomed.address])
-            started.append(gateway_doomed)
-            gateway_survivor = start_gateway(env, [survivor.address])
-            started.append(gateway_survivor)
-            with httpx.Client(base_url=gateway_survivor.base_url, timeout=15.0) as client:
-                merchant = sign_up(client)
-            yield Cluster(
-                dsn,
-                redis,
-                env["REDIS_NAMESPACE"],
-                doomed,
-                survivor,
-                gateway_doomed,
-                gateway_survivor,
-                merchant,
-            )
-        finally:
-            for process in reversed(started):
-                process.stop()
+def cluster(stack_env: dict[str, str]) -> Iterator[Cluster[Merchant]]:
+    # The doomed core holds, at the kill, a lease on every charge it captured, which only the TTL can free.
+    with two_cores(stack_env, "faults_crash", sign_up) as cluster:
+        yield cluster
 
 
-def leases_of(cluster: Cluster, core: RunningProcess) -> dict[str, int]:
+def leases_of(cluster: Cluster[Merchant], core: RunningProcess) -> dict[str, int]:
     """Charge lease key → remaining ms, for the leases whose token names `core` (`core-<host>-<pid>:…`)."""
     owner = f"core-{socket.gethostname()}-{core.pid}:".encode()
     client = cluster.redis.client()
@@ -99,7 +54,7 @@ def leases_of(cluster: Cluster, core: RunningProcess) -> dict[str, int]:
 
 
 async def capture_burst(
-    cluster: Cluster, charge_ids: list[str]
+    cluster: Cluster[Merchant], charge_ids: list[str]
 ) -> tuple[dict[str, httpx.Response | str], float]:
     """Every capture at once through the doomed core; SIGKILL it at the KILL_AFTER-th success."""
     answers: dict[str, httpx.Response | str] = {}
@@ -135,7 +90,9 @@ async def capture_burst(
     return answers, killed_at
 
 
-def test_sigkill_mid_capture_burst_then_retries_through_another_core_capture_once(cluster: Cluster) -> None:
+def test_sigkill_mid_capture_burst_then_retries_through_another_core_capture_once(
+    cluster: Cluster[Merchant],
+) -> None:
     with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
         charge_ids = [authorized_charge(client, cluster.merchant)["id"] for _ in range(CHARGES)]
 
@@ -184,12 +141,7 @@ def test_sigkill_mid_capture_burst_then_retries_through_another_core_capture_onc
                     final[charge_id] = response
                 else:
                     # Only "still in progress" (the dead core's claim, until it lapses) or "retry later".
-                    error = response.json()["error"]
-                    assert (response.status_code, error["code"]) in {
-                        (409, "idempotency_key_in_use"),
-                        (503, "service_busy"),
-                        (503, "service_unavailable"),
-                    }, response.text
+                    assert (response.status_code, response.json()["error"]["code"]) in NOT_YET, response.text
             time.sleep(0.1)
     print(
         f"{len(succeeded)} captured before the kill; all answered {time.monotonic() - retried_at:.2f}s later"

@@ -14,15 +14,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import httpx
 import psycopg
 import pytest
 
 from tests.e2e.api_client import API, Merchant, authorized_charge, sign_up
-from tests.support.private_services import fault_env, private_postgres, private_redis, wait_until
-from tests.support.processes import RunningProcess, start_core, start_gateway
+from tests.support.fault_cluster import Cluster, blocked_charge_update, retry_until_answered, two_cores
+from tests.support.private_services import wait_until
 from tests.support.reconcile import assert_reconciles
 
 pytestmark = pytest.mark.e2e
@@ -41,47 +40,14 @@ PRODUCTION_TIMERS = {
 }
 
 
-@dataclass
-class Cluster:
-    dsn: str
-    doomed: RunningProcess
-    gateway_doomed: RunningProcess
-    gateway_survivor: RunningProcess
-    merchant: Merchant
-
-
 @pytest.fixture
-def cluster(stack_env: dict[str, str]) -> Iterator[Cluster]:
-    with private_postgres() as postgres, private_redis() as redis:
-        dsn = postgres.create_database("faults_leases")
-        env = fault_env(stack_env, dsn, redis.url, **PRODUCTION_TIMERS)
-        started: list[RunningProcess] = []
-        try:
-            doomed = start_core({**env, "ACTOR_IDLE_SECONDS": "30"})
-            started.append(doomed)
-            survivor = start_core(env)
-            started.append(survivor)
-            gateway_doomed = start_gateway(env, [doomed.address])
-            started.append(gateway_doomed)
-            gateway_survivor = start_gateway(env, [survivor.address])
-            started.append(gateway_survivor)
-            with httpx.Client(base_url=gateway_survivor.base_url, timeout=15.0) as client:
-                merchant = sign_up(client)
-            yield Cluster(dsn, doomed, gateway_doomed, gateway_survivor, merchant)
-        finally:
-            for process in reversed(started):
-                process.stop()
-
-
-def blocked_capture_backend(conn: psycopg.Connection[tuple[object, ...]]) -> int | None:
-    row = conn.execute(
-        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE charges%'"
-    ).fetchone()
-    return int(str(row[0])) if row else None
+def cluster(stack_env: dict[str, str]) -> Iterator[Cluster[Merchant]]:
+    with two_cores(stack_env, "faults_leases", sign_up, **PRODUCTION_TIMERS) as cluster:
+        yield cluster
 
 
 def test_a_capture_in_flight_on_a_killed_core_is_answered_through_another_core_within_5_s(
-    cluster: Cluster,
+    cluster: Cluster[Merchant],
 ) -> None:
     with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
         charge_id = authorized_charge(client, cluster.merchant, amount=10_000)["id"]
@@ -103,30 +69,17 @@ def test_a_capture_in_flight_on_a_killed_core_is_answered_through_another_core_w
         blocker.execute("SELECT 1 FROM charges WHERE id = %s FOR UPDATE", (charge_id,))
         sender = threading.Thread(target=capture_through_the_doomed_core)
         sender.start()
-        wait_until(lambda: blocked_capture_backend(watcher) is not None, 5.0, what="the capture to block")
+        wait_until(lambda: blocked_charge_update(watcher) is not None, 5.0, what="the capture to block")
         os.kill(cluster.doomed.pid, signal.SIGKILL)
         killed_at = time.monotonic()
         assert cluster.doomed.process.wait(10) == -signal.SIGKILL
         blocker.rollback()  # the dead core's statement is cancelled: nothing of the capture committed
 
-        answers: list[int] = []
         with httpx.Client(base_url=cluster.gateway_survivor.base_url, timeout=15.0) as client:
-            while True:
-                elapsed = time.monotonic() - killed_at
-                assert elapsed < ANSWER_WITHIN, (
-                    f"no definitive answer {elapsed:.1f}s after the kill: {answers}"
-                )
-                response = client.post(f"{API}/charges/{charge_id}/capture", json=body, headers=headers)
-                answers.append(response.status_code)
-                if response.status_code == 200:
-                    break
-                error = response.json()["error"]
-                assert (response.status_code, error["code"]) in {
-                    (409, "idempotency_key_in_use"),
-                    (503, "service_busy"),
-                    (503, "service_unavailable"),
-                }, response.text
-                time.sleep(0.1)
+            path = f"{API}/charges/{charge_id}/capture"
+            response, answers = retry_until_answered(
+                client, path, body, headers, 200, killed_at, ANSWER_WITHIN
+            )
         answered = time.monotonic() - killed_at
         print(f"retry answered {answered:.2f}s after the kill ({len(answers)} attempts: {answers})")
         assert answered < ANSWER_WITHIN

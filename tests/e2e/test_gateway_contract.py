@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import httpx
 import pytest
@@ -115,16 +114,9 @@ def test_service_version_and_request_id(client: httpx.Client, gateway_log: tuple
     assert missing.status_code == 404, missing.text
     missing_id = missing.headers["Request-Id"]
     gateway, core = gateway_log
-    deadline = time.monotonic() + 5  # the logs are written by a thread: poll until flushed
-    while time.monotonic() < deadline and not (
-        request_id in gateway.log_text()
-        and missing_id in gateway.log_text()
-        and missing_id in core.log_text()
-    ):
-        time.sleep(0.1)
-    assert request_id in gateway.log_text()
-    assert missing_id in gateway.log_text()
-    assert missing_id in core.log_text()
+    gateway.log_with(request_id)
+    gateway.log_with(missing_id)
+    core.log_with(missing_id)
 
 
 def test_unknown_route_is_enveloped_404(client: httpx.Client) -> None:

@@ -63,6 +63,18 @@ class RunningProcess:
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
+    def log_with(self, marker: str, timeout: float = 10.0) -> str:
+        """The log once it holds `marker` (polled with a deadline). A process writes its lines in order,
+        so when the marker of a later request is there, every line of the requests before it is too."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.log_text()
+            if marker in text:
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name}: {marker!r} not logged within {timeout} s")
+            time.sleep(0.05)
+
     def log_tail(self, chars: int = LOG_TAIL_CHARS) -> str:
         return self.log_text()[-chars:]
 

@@ -10,10 +10,11 @@ first of them made. What is refunded is at most what the charge still holds; a c
 from __future__ import annotations
 
 from core_server.billing.domain.subscription import PendingCancelRefund
-from core_server.kernel.application.idempotency import IdempotentRunner, Replay, ReplayedError
+from core_server.kernel.application.idempotency import IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import IdempotencyRequest
 from core_server.kernel.domain.errors import InvalidRequest, NotFound
+from core_server.kernel.domain.replays import Replay, ReplayedError
 from core_server.payments.application.charges import ChargeService
 from core_server.payments.domain.charge import Charge, ChargeStatus
 from core_server.payments.domain.refund import Refund

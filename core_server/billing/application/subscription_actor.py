@@ -23,7 +23,7 @@ from core_server.actors import EntityActor, EntityLease
 from core_server.billing.application.invoice_collection import Collect, InvoicePayer
 from core_server.billing.application.subscription_ports import SubscriptionRepository
 from core_server.billing.application.subscription_view import subscription_events
-from core_server.billing.domain.billing_run import INVOICING_STEPS, Step, apply_step, next_step
+from core_server.billing.domain.billing_steps import INVOICING_STEPS, Step, apply_step, next_step
 from core_server.billing.domain.invoice import Invoice, InvoiceStatus
 from core_server.billing.domain.subscription import Subscription, still_owed
 from core_server.billing.domain.tax import TaxRate
@@ -55,7 +55,7 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class RunDue:
-    """Apply the earliest billing step due at the merchant's time (billing_run.py), at its own time.
+    """Apply the earliest billing step due at the merchant's time (domain/billing_steps.py), at its own time.
 
     A step that opens an invoice needs the tax rate; without `rate_known` the actor answers NeedsRate
     instead of applying it, and the caller resolves the rate (a read outside the turn) and asks again."""

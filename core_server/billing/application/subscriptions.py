@@ -43,7 +43,7 @@ from core_server.billing.application.subscription_ports import (
 )
 from core_server.billing.application.subscription_view import ordered_items, subscription_events
 from core_server.billing.application.tax_rates import TaxRateService
-from core_server.billing.domain.billing_run import MAX_STEPS, StepKind
+from core_server.billing.domain.billing_steps import MAX_STEPS, StepKind
 from core_server.billing.domain.customer import validate_customer_metadata
 from core_server.billing.domain.invoice import BillingReason, Invoice
 from core_server.billing.domain.subscription import (

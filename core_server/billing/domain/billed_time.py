@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core_server.billing.domain.invoice import InvoiceLine, LineKind
-from core_server.billing.domain.invoicing import proration_line
+from core_server.billing.domain.invoice_composition import proration_line
 from core_server.billing.domain.proration import Proration, prorate
 from core_server.billing.domain.subscription_item import BilledTranche, SubscriptionItem
 

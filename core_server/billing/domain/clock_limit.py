@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from core_server.billing.domain.periods import shift
-from core_server.kernel.domain.test_clock import AdvanceLimit, default_advance_limit
+from core_server.kernel.domain.sandbox_clock import AdvanceLimit, default_advance_limit
 
 ADVANCE_INTERVALS = 2
 """How many intervals of the shortest live price one advance may cross."""

@@ -1,6 +1,7 @@
 """The Subscription aggregate: its status table, its items, the prorations their moves create, and the
 invoices it asks to be paid (spec: Subscription transitions and item moves; DESIGN §9). What those
-invoices are made of, and the dunning schedule, are in invoicing.py; the event types in events.py.
+invoices are made of, and the dunning schedule, are in invoice_composition.py; the event types in
+events.py.
 
 Longer than 500 lines because what remains is one state machine over the same fields: its transitions,
 each guarded by the status table, and the few reads they share; splitting it would scatter its rules.
@@ -45,7 +46,7 @@ from core_server.billing.domain.invoice import (
     InvoiceStatus,
     merchant_credit,
 )
-from core_server.billing.domain.invoicing import (
+from core_server.billing.domain.invoice_composition import (
     check_invoice_limit,
     item_lines,
     next_retry,
@@ -429,7 +430,7 @@ class Subscription:
         )
         return self.open_period_invoice(BillingReason.SUBSCRIPTION_RESUME, rate, now)
 
-    # -- what the billing run applies (billing_run.py decides when) ----------------------------------
+    # -- what the billing run applies (billing_steps.py decides when) --------------------------------
 
     def end_trial(self, rate: TaxRate | None, at: datetime) -> Invoice | None:
         """TRIALING → ACTIVE at `trial_end`, the first paid period anchored there and billed at once

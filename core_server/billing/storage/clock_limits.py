@@ -11,7 +11,7 @@ from datetime import datetime
 from core_server.billing.domain.clock_limit import advance_limit
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.kernel.domain.test_clock import AdvanceLimit
+from core_server.kernel.domain.sandbox_clock import AdvanceLimit
 
 LIVE_INTERVALS = """
 SELECT DISTINCT billing_interval, interval_count FROM subscriptions

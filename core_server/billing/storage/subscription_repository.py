@@ -13,7 +13,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from core_server.billing.application.subscription_ports import InvoiceQuery, SubscriptionQuery
-from core_server.billing.domain.billing_run import CANCEL_REFUND_GRACE
+from core_server.billing.domain.billing_steps import CANCEL_REFUND_GRACE
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import (
@@ -37,6 +37,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
+from core_server.kernel.storage.clock_offsets import merchant_time_join, sandbox_rows
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.list_pages import fetch_page_and_count
 
@@ -127,7 +128,7 @@ _INVOICE_LIST = (
 _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 
 # -- the billing run's due query ---------------------------------------------------------------------------
-# A subscription is due when the earliest step of billing_run.next_step falls at or before its merchant's
+# A subscription is due when the earliest step of billing_steps.next_step falls at or before its merchant's
 # time m = real time + the sandbox clock's offset (TEST subscriptions of a merchant who advanced it; LIVE
 # and everyone else: real time). Durations arrive in seconds, never as days, so that the session's time
 # zone cannot stretch a day around a DST change; midnights are 00:00 UTC, like the daily task's.
@@ -137,7 +138,7 @@ _REFUND_GRACE = "(%(refund_grace)s::bigint * interval '1 second')"
 
 
 def _next_midnight(moment: str) -> str:
-    """billing_run.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
+    """billing_steps.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
     day = "date_trunc('day', " + moment + ", 'UTC')"
     return (
         "("
@@ -161,9 +162,9 @@ def _not_announced(kind: str, end: str) -> str:
 # none). Each CASE is one candidate of next_step, with notice_time's rule (the first midnight at or after
 # max(end − 3 days, start), only if it falls before the end; once per end, by subscription_notices).
 _DUE_AT = (
-    """
-  LEFT JOIN test_clocks tc ON s.environment = 'test' AND tc.merchant_id = s.merchant_id
-  CROSS JOIN LATERAL (SELECT %(now)s::timestamptz + coalesce(tc.time_offset, interval '0') AS at) m
+    "\n  "
+    + merchant_time_join("s.merchant_id", "s.environment", "m")
+    + """
   CROSS JOIN LATERAL (SELECT """
     + _next_midnight("greatest(s.trial_end - " + _AHEAD + ", s.trial_start)")
     + " AS trial, "
@@ -211,9 +212,9 @@ candidates AS (
     + """
   UNION SELECT subscription_id FROM invoices WHERE status = 'OPEN' AND next_attempt_at <= %(now)s
   UNION SELECT id FROM subscriptions WHERE cancel_refund_cents IS NOT NULL
-  UNION SELECT s.id FROM test_clocks tc
-          JOIN subscriptions s ON s.merchant_id = tc.merchant_id AND s.environment = 'test'
-         WHERE s.status <> 'CANCELED'
+  UNION SELECT s.id FROM """
+    + sandbox_rows("subscriptions", "s")
+    + """ WHERE s.status <> 'CANCELED'
 )"""
 )
 

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from core_server.developer_tools.domain.cli_response import CliResponse, ReportedAnswer
 from core_server.developer_tools.domain.cli_session import CliSession, StreamPosition
-from core_server.developer_tools.domain.test_reset import TestReset
+from core_server.developer_tools.domain.sandbox_reset import TestReset
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 

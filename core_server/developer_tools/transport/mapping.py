@@ -7,7 +7,7 @@ from connect.v1 import cli_session_pb2, test_reset_service_pb2
 from core_server.developer_tools.application.cli_stream import SignedEvent
 from core_server.developer_tools.domain.cli_response import CliResponse
 from core_server.developer_tools.domain.cli_session import CliSession
-from core_server.developer_tools.domain.test_reset import TestReset
+from core_server.developer_tools.domain.sandbox_reset import TestReset
 from core_server.kernel.domain.public_json import unix_seconds
 
 

@@ -19,7 +19,7 @@ from core_server.kernel.application.ports import AdvanceLimits, Clock, ClockOffs
 from core_server.kernel.application.timer_sweep import TimerSweep
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden
-from core_server.kernel.domain.test_clock import (
+from core_server.kernel.domain.sandbox_clock import (
     AdvanceLimit,
     check_advance_within,
     default_advance_limit,

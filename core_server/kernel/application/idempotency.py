@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -32,9 +31,9 @@ from core_server.kernel.application.ports import (
     IdempotencyCompletion,
     IdempotencyRequest,
     IdempotencyStore,
-    StoredError,
 )
 from core_server.kernel.domain.errors import DomainError, IdempotencyConflict, StateConflict
+from core_server.kernel.domain.replays import Replay, ReplayedError, StoredError
 
 logger = logging.getLogger(__name__)
 
@@ -88,21 +87,6 @@ class Claim(Generic[T]):
         """For a create that claims the key in the statement writing it (the runner's `first_claim`)."""
         self.handed_out = True
         return FirstClaim(self.request, self._render(result), now)
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """The stored answer of the first request, as the bytes the transport rendered then."""
-
-    response: bytes
-
-
-class ReplayedError(DomainError):
-    """The first request's state error, raised again with its original type, code and param."""
-
-    def __init__(self, stored: StoredError) -> None:
-        super().__init__(stored.message, code=stored.code, param=stored.param)
-        self.type = stored.type
 
 
 def stored_error(error: DomainError) -> StoredError:

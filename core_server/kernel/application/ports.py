@@ -10,7 +10,8 @@ from typing import Protocol
 
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.domain.test_clock import AdvanceLimit
+from core_server.kernel.domain.replays import StoredError
+from core_server.kernel.domain.sandbox_clock import AdvanceLimit
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,28 +99,6 @@ class ClaimOutcome(enum.Enum):
     """The key was used with another path or body."""
     IN_PROGRESS = "in_progress"
     """The first request with this key is still running."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredError:
-    """A state error answered to the first request, replayed as it was."""
-
-    type: str
-    code: str
-    message: str
-    param: str | None
-
-    def to_json(self) -> dict[str, str | None]:
-        return {"type": self.type, "code": self.code, "message": self.message, "param": self.param}
-
-    @classmethod
-    def from_json(cls, data: dict[str, str | None]) -> StoredError:
-        return cls(
-            type=str(data["type"]),
-            code=str(data["code"]),
-            message=str(data["message"]),
-            param=data.get("param"),
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ import string
 from collections.abc import Iterator
 
 ALPHANUMERIC = string.ascii_letters + string.digits
-LOWER_HEX = "0123456789abcdef"
 
 MAX_ID_ATTEMPTS = 10
 """Spec: generation retries up to 10 times on collision."""
@@ -40,10 +39,6 @@ def id_candidates(prefix: str, length: int, alphabet: str = ALPHANUMERIC) -> Ite
 
 def new_event_id() -> str:
     return new_id("evt_", 24)
-
-
-def new_webhook_delivery_id() -> str:
-    return new_id("whd_", 24)
 
 
 class IdSpaceExhausted(RuntimeError):

@@ -36,6 +36,38 @@ SELECT min(date_trunc('day', %(now)s::timestamptz + time_offset, 'UTC') + interv
   FROM test_clocks"""
 
 
+def merchant_time_sql(merchant_id: str, environment: str, real_now: str = "%(now)s") -> str:
+    """SQL of `kernel/application/clocks.merchant_now` for a row: the merchant's time at `real_now` (a
+    real moment) — the moment itself in LIVE, plus the merchant's sandbox clock offset in TEST.
+
+    `merchant_id` and `environment` are the row's column expressions. Every storage that judges a row at
+    its merchant's time writes this expression, so the sandbox offset is looked up one way everywhere
+    (one indexed probe of `test_clocks` per row; the table holds one row per merchant that moved a clock).
+    """
+    return (
+        f"({real_now}::timestamptz + coalesce((SELECT tc.time_offset FROM test_clocks tc"
+        f" WHERE tc.merchant_id = {merchant_id} AND {environment} = 'test'), interval '0'))"
+    )
+
+
+def merchant_time_join(merchant_id: str, environment: str, alias: str, real_now: str = "%(now)s") -> str:
+    """A FROM-clause item giving each row `alias.at`, its merchant's time (merchant_time_sql)."""
+    return (
+        f"CROSS JOIN LATERAL (SELECT {merchant_time_sql(merchant_id, environment, real_now)} AS at) {alias}"
+    )
+
+
+def sandbox_rows(table: str, alias: str) -> str:
+    """A FROM-clause source: the TEST rows of `table` whose merchant moved its sandbox clock, beside that
+    clock as `tc` (`tc.time_offset`). What is due at real time is due at any merchant's time (offsets are
+    never negative), so a due query scans real time first and adds these rows for what only an advanced
+    clock made due."""
+    return (
+        f"test_clocks tc JOIN {table} {alias}"
+        f" ON {alias}.merchant_id = tc.merchant_id AND {alias}.environment = 'test'"
+    )
+
+
 def next_midnight_after(moment: datetime) -> datetime:
     """The first 00:00 UTC strictly after `moment`."""
     return datetime.combine(moment.astimezone(UTC).date(), time(0), tzinfo=UTC) + timedelta(days=1)

@@ -22,9 +22,9 @@ from core_server.kernel.application.ports import (
     IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyRequest,
-    StoredError,
 )
 from core_server.kernel.domain.ids import IdCollision
+from core_server.kernel.domain.replays import StoredError
 from core_server.kernel.domain.retention import IDEMPOTENCY_KEY_LIFETIME
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ DELIVERY_CHANNEL = "webhook_deliveries"
 # create went to that, BENCHMARKS.md "Speed, round 3").
 # Endpoints are locked FOR KEY SHARE: a concurrent DELETE cannot commit between this read and the
 # delivery insert (whose foreign key would then fail the whole state change); PATCHes are not blocked.
-# Delivery ids match new_webhook_delivery_id()'s shape (whd_ + 24 alphanumerics), from PostgreSQL's
+# Delivery ids have the API's shape (whd_ + 24 alphanumerics), drawn here from PostgreSQL's
 # CSPRNG (gen_random_uuid, ~136 random bits here), as many as there are endpoints.
 OUTBOX_CTES = """
 outbox_event AS (

@@ -25,8 +25,9 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 
-from core_server.kernel.application.idempotency import Claim, IdempotentRunner, Replay
+from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.transport.mapping import api_scope, idempotency_from_pb, owner_from_caller
 from core_server.rpc.status import answer
 

@@ -24,6 +24,7 @@ from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ledger import TransactionType
+from core_server.kernel.storage.clock_offsets import merchant_time_join
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.ledger.application.ports import TransactionQuery
 from core_server.ledger.domain.balance import BalanceTransaction, CurrencyTotals, status_at
@@ -69,17 +70,20 @@ _SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 # Each merchant's balance as GET /balance splits it (TEST rows at the merchant's sandbox time), beside
 # the plain sum of the rows.
-_BALANCE_LINES = """
+_BALANCE_LINES = (
+    """
 SELECT bt.merchant_id, bt.environment, bt.currency,
-       coalesce(sum(bt.net) FILTER (WHERE bt.available_on <= seen.now), 0) AS available,
-       coalesce(sum(bt.net) FILTER (WHERE bt.available_on > seen.now), 0) AS pending,
+       coalesce(sum(bt.net) FILTER (WHERE bt.available_on <= seen.at), 0) AS available,
+       coalesce(sum(bt.net) FILTER (WHERE bt.available_on > seen.at), 0) AS pending,
        sum(bt.net) AS rows_net, count(*) AS row_count
   FROM balance_transactions bt
-  LEFT JOIN test_clocks tc ON tc.merchant_id = bt.merchant_id AND bt.environment = 'test'
-  CROSS JOIN LATERAL (SELECT %(now)s::timestamptz + coalesce(tc.time_offset, interval '0') AS now) seen
+  """
+    + merchant_time_join("bt.merchant_id", "bt.environment", "seen")
+    + """
  GROUP BY bt.merchant_id, bt.environment, bt.currency
  ORDER BY bt.merchant_id, bt.environment, bt.currency
 """
+)
 
 
 def _share(value: str, part: str, whole: str) -> str:

@@ -29,6 +29,7 @@ from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
+from core_server.kernel.storage.clock_offsets import merchant_time_join
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.kernel.storage.outbox import NOTIFY_COLUMN, OUTBOX_CTES, event_params
 from core_server.ledger.application.payout_ports import PayoutQuery, PayoutSettings
@@ -70,8 +71,9 @@ days AS (
     + """ AS day
     FROM pairs p
     JOIN merchants mer ON mer.id = p.merchant_id
-    LEFT JOIN test_clocks tc ON p.environment = 'test' AND tc.merchant_id = p.merchant_id
-    CROSS JOIN LATERAL (SELECT %(now)s::timestamptz + coalesce(tc.time_offset, interval '0') AS at) seen
+    """
+    + merchant_time_join("p.merchant_id", "p.environment", "seen")
+    + """
 ),
 due AS (
   SELECT d.merchant_id, d.environment FROM days d

@@ -29,7 +29,7 @@ from core_server.payments.application.ports import (
 from core_server.payments.domain.card import card_fingerprint
 from core_server.payments.domain.charge import Charge
 from core_server.payments.domain.checkout import PaymentAttempt
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import (
     UNCONFIGURED_LIVE_PROCESSOR,
     CardDetails,

@@ -170,33 +170,43 @@ class Charge:
             self.status is ChargeStatus.PENDING and not self.awaiting_authorization and now >= self.expires_at
         )
 
+    @property
+    def timer_due_at(self) -> datetime | None:
+        """When `expire_if_due` next changes the charge; None when no timer applies (DESIGN §2).
+
+        The due asynchronous authorization while one is outstanding, else a pending checkout's 24 h, else
+        an authorization's 7-day hold. The one statement of these timers: the sweeps' SQL and the test
+        fake select by it, and tests/integration/core/test_due_rules_sql.py checks the SQL against it.
+        """
+        if self.awaiting_authorization:
+            return self.authorization_due_at
+        if self.status is ChargeStatus.PENDING:
+            return self.expires_at
+        if self.status is ChargeStatus.AUTHORIZED and self.authorized_at is not None:
+            return self.authorized_at + AUTHORIZATION_HOLD
+        return None
+
     def expire_if_due(self, now: datetime) -> bool:
         """The timers, applied by the sweeps and lazily before any command; True when the status changed.
 
         A due asynchronous authorization completes (`charge.completed`); pending older than 24 h →
         expired; authorized older than 7 days → voided.
         """
-        if self.awaiting_authorization and self.authorization_due_at is not None:
-            if now < self.authorization_due_at:
-                return False
+        due = self.timer_due_at
+        if due is None or now < due:
+            return False
+        if self.awaiting_authorization:
             self.status = ChargeStatus.AUTHORIZED
-            self.authorized_at = self.authorization_due_at
+            self.authorized_at = due
             self.authorization_due_at = None
             self._emit(ChargeEventType.COMPLETED, now)
-            return True
-        if self.status is ChargeStatus.PENDING and now >= self.expires_at:
+        elif self.status is ChargeStatus.PENDING:
             self.status = ChargeStatus.EXPIRED
-            return True
-        if (
-            self.status is ChargeStatus.AUTHORIZED
-            and self.authorized_at is not None
-            and now >= self.authorized_at + AUTHORIZATION_HOLD
-        ):
+        else:
             self.status = ChargeStatus.VOIDED
             # When the hold lapsed, not when someone noticed: every read and the sweep agree on it.
-            self.voided_at = self.authorized_at + AUTHORIZATION_HOLD
-            return True
-        return False
+            self.voided_at = due
+        return True
 
     def seen_at(self, now: datetime) -> Charge:
         """The charge as a read at `now` shows it: every timer already due applied, to a copy.

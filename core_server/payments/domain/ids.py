@@ -9,10 +9,6 @@ from core_server.kernel.domain.ids import new_id
 CHARGE_ID_RE = re.compile(r"^ch_[A-Za-z0-9]{32}$")
 
 
-def new_charge_id() -> str:
-    return new_id("ch_", 32)
-
-
 def new_refund_id() -> str:
     return new_id("re_", 32)
 

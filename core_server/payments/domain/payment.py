@@ -46,6 +46,8 @@ class PaymentOutcome:
     """False when no processor was asked (LIVE without one): the charge must stay pending."""
 
 
+# The one sentence per decline code (connect.errors.DECLINE_CODES) the customer reads, on the API's
+# `errorMessage`, the checkout page and the portal's card form alike: the pages show the core's message.
 DECLINE_MESSAGES: dict[str, str] = {
     "generic_decline": "Your card was declined.",
     "insufficient_funds": "Your card has insufficient funds.",

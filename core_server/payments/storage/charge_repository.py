@@ -18,6 +18,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
+from core_server.kernel.storage.clock_offsets import sandbox_rows
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.payments.application.ports import ChargeQuery, DayVolume, InvoiceAttemptTaken
@@ -113,8 +114,9 @@ _DUE_AUTHORIZATIONS = (
     + """
   ORDER BY c.authorization_due_at LIMIT %(limit)s)
 UNION ALL
-(SELECT c.id FROM test_clocks tc
-   JOIN charges c ON c.merchant_id = tc.merchant_id AND c.environment = 'test'
+(SELECT c.id FROM """
+    + sandbox_rows("charges", "c")
+    + """
   WHERE c.status = 'pending' AND c.authorization_due_at > %(now)s
     AND c.authorization_due_at <= %(now)s + tc.time_offset AND """
     + _OWNER_FILTER
@@ -122,11 +124,13 @@ UNION ALL
   ORDER BY c.authorization_due_at LIMIT %(limit)s)
 """
 )
-# Checkouts past their 24 h, and authorizations past their 7-day hold (`hold_start` = now − 7 days).
+# Checkouts past their 24 h, and authorizations past their 7-day hold (`hold_start` = now − 7 days): the
+# charges whose Charge.timer_due_at has come and is not an outstanding authorization's (that timer is
+# _DUE_AUTHORIZATIONS'; a checkout paid just before its 24 h waits for it, not expires).
 _DUE_FOR_EXPIRY = (
     """
 (SELECT c.id FROM charges c
-  WHERE c.status = 'pending' AND c.expires_at <= %(now)s AND """
+  WHERE c.status = 'pending' AND c.authorization_due_at IS NULL AND c.expires_at <= %(now)s AND """
     + _OWNER_FILTER
     + """
   ORDER BY c.expires_at LIMIT %(limit)s)
@@ -137,9 +141,11 @@ UNION ALL
     + """
   ORDER BY c.authorized_at LIMIT %(limit)s)
 UNION ALL
-(SELECT c.id FROM test_clocks tc
-   JOIN charges c ON c.merchant_id = tc.merchant_id AND c.environment = 'test'
-  WHERE ((c.status = 'pending' AND c.expires_at > %(now)s AND c.expires_at <= %(now)s + tc.time_offset)
+(SELECT c.id FROM """
+    + sandbox_rows("charges", "c")
+    + """
+  WHERE ((c.status = 'pending' AND c.authorization_due_at IS NULL
+          AND c.expires_at > %(now)s AND c.expires_at <= %(now)s + tc.time_offset)
       OR (c.status = 'authorized' AND c.authorized_at > %(hold_start)s
           AND c.authorized_at <= %(hold_start)s + tc.time_offset))
     AND """

@@ -25,6 +25,7 @@ import uuid
 from collections import Counter
 from datetime import timedelta
 
+from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.metrics import WEBHOOK_ATTEMPTS
@@ -206,8 +207,7 @@ class WebhookDispatcher:
         try:
             # Attempts and retries run on the merchant's time (its sandbox clock in TEST); the signature's
             # timestamp stays real time, so receivers can verify it.
-            clock = await self._clocks.resolve(claimed.merchant_id, claimed.environment)
-            attempted_at = clock.now()
+            attempted_at = await merchant_now(self._clocks, claimed)
             loop = asyncio.get_running_loop()
             started = loop.time()
             try:
@@ -227,7 +227,9 @@ class WebhookDispatcher:
             attempt = DeliveryAttempt(attempted_at, result.status_code, latency_ms, error, succeeded)
             retry_at = None
             if not succeeded:
-                retry_at = next_attempt_after_failure(claimed.attempt_count + 1, clock.now())
+                retry_at = next_attempt_after_failure(
+                    claimed.attempt_count + 1, await merchant_now(self._clocks, claimed)
+                )
             # Ids, status and timing only: errors may quote the merchant's URL, which stays in their records.
             logger.info(
                 "webhook %s to %s: %s in %d ms",

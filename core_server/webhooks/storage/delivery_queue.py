@@ -15,6 +15,7 @@ from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.sealed import Sealed
+from core_server.kernel.storage.clock_offsets import merchant_time_sql
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
 from core_server.webhooks.application.ports import ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
@@ -32,11 +33,13 @@ _PENDING_COUNT = "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'p
 # `next_attempt_at` is in the merchant's time (a TEST endpoint's retries follow its merchant's sandbox
 # clock, DESIGN §9), so it is compared with real time plus that clock's offset; the claim's lease is
 # real time.
-_DUE = """d.status = 'pending'
-          AND d.next_attempt_at <= %(now)s + COALESCE(
-                (SELECT tc.time_offset FROM test_clocks tc
-                  WHERE tc.merchant_id = w.merchant_id AND w.environment = 'test'), interval '0')
+_DUE = (
+    """d.status = 'pending'
+          AND d.next_attempt_at <= """
+    + merchant_time_sql("w.merchant_id", "w.environment")
+    + """
           AND (d.locked_until IS NULL OR d.locked_until <= %(now)s)"""
+)
 # Due deliveries shared round-robin across merchants (DESIGN §10.9): each candidate's `load` is how many
 # slots its merchant would hold with it (attempts in flight here plus its rank among the merchant's
 # candidates), and the claim takes the lowest loads first, oldest first among equal loads; so every

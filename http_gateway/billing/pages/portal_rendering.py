@@ -15,7 +15,6 @@ from sanic.response import HTTPResponse, html, redirect
 
 from http_gateway.billing.pages.portal_assets import stylesheet_url, theme_url
 from http_gateway.billing.pages.portal_view import (
-    DECLINE_MESSAGES,
     NOTICES,
     TEST_CARDS,
     CardForm,
@@ -93,10 +92,6 @@ def expired_page() -> HTTPResponse:
         "open the billing portal again.",
         404,
     )
-
-
-def decline_message(code: str, fallback: str) -> str:
-    return DECLINE_MESSAGES.get(code) or fallback or "Your card was declined."
 
 
 def see_other(url: str) -> HTTPResponse:

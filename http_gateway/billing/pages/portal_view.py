@@ -16,15 +16,6 @@ from urllib.parse import quote, urlsplit
 
 from http_gateway.hosted_pages.branding import brand_hex
 
-# One sentence per decline code, as on the checkout page (spec "Errors").
-DECLINE_MESSAGES: Mapping[str, str] = {
-    "generic_decline": "Your card was declined.",
-    "insufficient_funds": "Your card has insufficient funds.",
-    "expired_card": "Your card has expired.",
-    "incorrect_cvc": "The security code (CVC) you entered is incorrect.",
-    "processing_error": "An error occurred while processing your card.",
-    "authentication_required": "Your bank asked for extra verification (3-D Secure), which failed.",
-}
 # Test cards shown in TEST mode (spec "Sandbox test cards"): number → what happens.
 TEST_CARDS: tuple[tuple[str, str], ...] = (
     ("4242 4242 4242 4242", "succeeds"),

@@ -118,7 +118,7 @@ async def pay_with_form(request: Request, charge_id: str) -> HTTPResponse:
         if result.success:
             return rendering.see_other(result.redirect_url)
         view = checkout_view(await _page_again(request, charge_id))
-        sentence = decline_message(result.error_code, result.error_message)
+        sentence = decline_message(result.error_message)
         if view.valid:  # the charge is still payable (no processor reached): try again
             return rendering.checkout_page(view, _form_state(form, message=sentence))
         return rendering.state_page(view, view.state(message=sentence))

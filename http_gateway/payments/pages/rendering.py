@@ -12,19 +12,11 @@ from http_gateway.hosted_pages import headers
 from http_gateway.hosted_pages.branding import DEFAULT_BRAND
 from http_gateway.hosted_pages.templating import page_environment
 from http_gateway.payments.pages.assets import asset_url, theme_url
-from http_gateway.payments.pages.view import (
-    DECLINE_MESSAGES,
-    CheckoutView,
-    FormState,
-    StateView,
-)
+from http_gateway.payments.pages.view import CheckoutView, FormState, StateView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-_ENV = page_environment(
-    TEMPLATES,
-    globals={"asset_url": asset_url, "theme_url": theme_url, "decline_messages": DECLINE_MESSAGES},
-)
+_ENV = page_environment(TEMPLATES, globals={"asset_url": asset_url, "theme_url": theme_url})
 
 
 def content_security_policy(form_origins: Iterable[str] = ()) -> str:

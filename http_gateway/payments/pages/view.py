@@ -1,4 +1,4 @@
-"""Checkout page data (pb2) -> what the templates show: branding, states, decline sentences, origins."""
+"""Checkout page data (pb2) -> what the templates show: branding, states, origins."""
 
 from __future__ import annotations
 
@@ -13,15 +13,8 @@ from http_gateway.hosted_pages.branding import brand_hex
 
 _HOSTNAME = re.compile(r"[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]")
 
-# One human sentence per decline code (spec "Errors": checkout failures are results, not errors).
-DECLINE_MESSAGES: Mapping[str, str] = {
-    "generic_decline": "Your payment was declined.",
-    "insufficient_funds": "Your card has insufficient funds for this payment.",
-    "expired_card": "Your card has expired.",
-    "incorrect_cvc": "The security code (CVC) you entered is incorrect.",
-    "processing_error": "An error occurred while processing your payment.",
-    "authentication_required": "Your bank asked for extra verification (3-D Secure), which failed.",
-}
+# A decline's sentence is the core's (one table, core_server/payments/domain/payment.py), carried in the
+# completion's `error_message`; this one only stands in when the core sent none.
 GENERIC_DECLINE = "The payment could not be completed."
 
 # Form fields a server-side error may point at (`paymentMethodDetails.<name>` in the error's param).
@@ -43,8 +36,8 @@ _STATES: Mapping[int, tuple[str, str, str]] = {
 _PENDING_BUT_INVALID = ("expired", "This checkout has expired", "cancel")
 
 
-def decline_message(code: str, fallback: str = "") -> str:
-    return DECLINE_MESSAGES.get(code) or fallback or GENERIC_DECLINE
+def decline_message(message: str) -> str:
+    return message or GENERIC_DECLINE
 
 
 def http_url(value: str) -> str | None:

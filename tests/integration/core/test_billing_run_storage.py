@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core_server.billing.domain.billing_run import notice_time
+from core_server.billing.domain.billing_steps import notice_time
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import InvoiceStatus
 from core_server.billing.domain.subscription import (

@@ -18,14 +18,13 @@ from core_server.db.errors import StaleFence, StorageUnavailable, wraps_psycopg_
 from core_server.db.pool import DbPool, open_pool
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.heartbeat import CoreHeartbeat
-from core_server.kernel.application.idempotency import Replay
 from core_server.kernel.application.ports import (
     ClaimOutcome,
     IdempotencyCompletion,
     IdempotencyRequest,
-    StoredError,
     TurnWrite,
 )
+from core_server.kernel.domain.replays import Replay, StoredError
 from core_server.kernel.storage.heartbeats import PgHeartbeats
 from core_server.kernel.storage.idempotency_store import (
     ClaimTakenOver,

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from core_server.bootstrap import Core
-from core_server.kernel.application.idempotency import Replay
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import IdempotencyRequest
 from core_server.kernel.domain.errors import DomainError, IdempotencyConflict
 from core_server.kernel.domain.ids import new_id
+from core_server.kernel.domain.replays import Replay
 from core_server.payments.application.charges import NewCharge
 from core_server.payments.domain.charge import Charge
 from tests.integration.core.factories import new_owner

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 
 import pytest
 import redis.asyncio as aioredis
 
 from core_server.bootstrap import Core
+from core_server.config import Settings
 from core_server.db.errors import StaleFence
+from core_server.db.pool import DbPool
+from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.ports import TurnWrite
+from core_server.kernel.domain.errors import StateConflict
 from core_server.locking.redis_lease import RedisLeaseFactory
 from core_server.payments.domain.charge import ChargeStatus
 from core_server.payments.storage.charge_repository import PgChargeRepository
+from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import authorized_charge, new_owner
 
 pytestmark = pytest.mark.integration
@@ -57,18 +63,29 @@ async def test_stale_owner_write_is_refused_after_its_lease_expired(
     await lease_b.release()
 
 
-async def test_a_stale_fence_stops_the_actor_and_the_next_ask_reloads(core: Core) -> None:
-    owner = await new_owner(core)
-    charge = await authorized_charge(core, owner)
-    repo = PgChargeRepository(core.pool)
-    # Another process activates the charge behind this core's back and voids it.
-    other, fence = await repo.load_for_activation(charge.id)  # type: ignore[misc]
-    other.void(other.created)
-    await repo.save(other, fence, TurnWrite(core.views.events(other)))
+async def test_a_stale_fence_stops_the_actor_and_the_next_ask_reloads(
+    core_settings: Settings, clock: SettableClock, pg_pool: DbPool
+) -> None:
+    # Actors that stay active for the whole test: the capture below must meet the stale state held in
+    # memory, not a fresh load (with the default 0.2 s idle time it could be either).
+    core = await make_core(dataclasses.replace(core_settings, actor_idle_seconds=60.0), clock)
+    try:
+        owner = await new_owner(core)
+        charge = await authorized_charge(core, owner)
+        repo = PgChargeRepository(core.pool)
+        # Another process activates the charge behind this core's back and voids it.
+        other, fence = await repo.load_for_activation(charge.id)  # type: ignore[misc]
+        other.void(other.created)
+        await repo.save(other, fence, TurnWrite(core.views.events(other)))
 
-    with pytest.raises(Exception) as info:
-        await core.charges.capture(owner, charge.id, None)
-    # Either the actor was already idle (fresh load sees voided) or its stale write was fenced out.
-    assert type(info.value).__name__ in {"StateConflict", "StaleFence"}
-    stored = await core.charges.get(owner, charge.id)
-    assert stored.status is ChargeStatus.VOIDED
+        # The active actor captures its stale copy: the fenced save refuses it and the actor stops.
+        with pytest.raises(StaleFence):
+            await core.charges.capture(owner, charge.id, None, None)
+        # The next ask activates it again from the row: the charge is voided, so the capture is refused.
+        with pytest.raises(StateConflict):
+            await core.charges.capture(owner, charge.id, None, None)
+        stored = await core.charges.get(owner, charge.id)
+        assert stored.status is ChargeStatus.VOIDED
+        assert stored.amount_captured is None
+    finally:
+        await core.close()

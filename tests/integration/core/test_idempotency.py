@@ -9,10 +9,10 @@ import pytest
 
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
-from core_server.kernel.application.idempotency import Replay
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import ClaimOutcome, IdempotencyRequest
 from core_server.kernel.domain.errors import IdempotencyConflict, ParameterInvalid, StateConflict
+from core_server.kernel.domain.replays import Replay
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.payments.domain.charge import Charge
 from tests.integration.core.factories import authorized_charge, new_owner

@@ -15,9 +15,9 @@ from core_server.kernel.application.ports import (
     IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyRequest,
-    StoredError,
 )
 from core_server.kernel.domain.errors import ParameterInvalid
+from core_server.kernel.domain.replays import StoredError
 
 REQUEST = IdempotencyRequest("acct_1:test", "refund-1", "fp")
 OTHER = IdempotencyRequest("acct_1:test", "refund-2", "fp")

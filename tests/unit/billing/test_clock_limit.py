@@ -8,7 +8,7 @@ import pytest
 
 from core_server.billing.domain.clock_limit import advance_limit
 from core_server.kernel.domain.errors import ParameterInvalid
-from core_server.kernel.domain.test_clock import check_advance_within
+from core_server.kernel.domain.sandbox_clock import check_advance_within
 
 NOW = datetime(2027, 1, 31, 12, 0, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import pytest
 
 from core_server.billing.domain.catalog import Price, PriceTerms
 from core_server.billing.domain.invoice import BillingReason, InvoiceLine, InvoiceStatus, LineKind
-from core_server.billing.domain.invoicing import MAX_INVOICE_LINES
+from core_server.billing.domain.invoice_composition import MAX_INVOICE_LINES
 from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_changes import PriceProration
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus, PendingProration

@@ -18,9 +18,9 @@ from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_changes import AddItem, PriceChange, RemoveItem, UpdateItem
 from core_server.billing.domain.subscription_item import ItemProration
 from core_server.billing.transport.subscription_servicer import SubscriptionServicer, change_from_pb
-from core_server.kernel.application.idempotency import Replay
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterMissing
+from core_server.kernel.domain.replays import Replay
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 SUB = "sub_" + "a" * 24

@@ -1,44 +1,16 @@
 """The Charge aggregate against the spec's transition table and DESIGN §4 state errors."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
 from core_server.payments.domain.card import CardInput
-from core_server.payments.domain.charge import Charge, ChargeDraft, ChargeStatus, checkout_message
+from core_server.payments.domain.charge import ChargeStatus, checkout_message
 from core_server.payments.domain.checkout import describe_payment, parse_attempt
 from core_server.payments.domain.events import ChargeEventType
 from core_server.payments.domain.payment import CardDetails, PaymentMethodType, declined
-from core_server.payments.domain.sandbox import simulate_card
-
-NOW = datetime(2026, 11, 22, 12, 0, 0, 123456, tzinfo=UTC)
-KEY = b"k" * 32
-
-
-def new_charge(amount: int = 10_000) -> Charge:
-    draft = ChargeDraft(
-        amount=amount,
-        currency="usd",
-        return_url="https://shop.example/ok",
-        cancel_url="https://shop.example/cancel",
-    )
-    return Charge.create("ch_" + "a" * 32, "acct_1", Environment.TEST, draft, NOW)
-
-
-def authorized(amount: int = 10_000) -> Charge:
-    charge = new_charge(amount)
-    attempt = parse_attempt("card", CardInput("4242424242424242", 12, 2099, "123"), None, NOW)
-    assert attempt.card is not None
-    charge.complete(PaymentMethodType.CARD, describe_payment(attempt, KEY), simulate_card(attempt.card), NOW)
-    return charge
-
-
-def captured(amount: int = 10_000) -> Charge:
-    charge = authorized(amount)
-    charge.capture(None, NOW)
-    return charge
+from tests.support.charge_states import KEY, NOW, authorized, captured, new_charge
 
 
 def test_create_is_pending_with_24h_expiry_in_whole_seconds() -> None:

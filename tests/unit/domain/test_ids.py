@@ -3,12 +3,14 @@
 import re
 
 from core_server.kernel.domain.ids import MAX_ID_ATTEMPTS, id_candidates, new_event_id
-from core_server.payments.domain.ids import is_charge_id, new_charge_id
+from core_server.payments.domain.ids import is_charge_id
 
 
-def test_charge_ids_are_ch_plus_32_alphanumerics() -> None:
-    for _ in range(200):
-        assert re.fullmatch(r"ch_[A-Za-z0-9]{32}", new_charge_id())
+def test_charge_ids_are_ch_plus_32_alphanumerics_and_pass_the_format_check() -> None:
+    for _ in range(20):
+        for charge_id in id_candidates("ch_", 32):  # as ChargeService and InvoiceCharges draw them
+            assert re.fullmatch(r"ch_[A-Za-z0-9]{32}", charge_id)
+            assert is_charge_id(charge_id)
 
 
 def test_event_ids_are_evt_plus_24() -> None:

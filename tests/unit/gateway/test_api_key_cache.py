@@ -13,7 +13,7 @@ from connect.v1 import api_key_service_pb2 as keys_svc
 
 from http_gateway.pipeline.api_key_cache import ApiKeyCache
 from http_gateway.pipeline.auth import ApiCaller
-from tests.unit.gateway.core_shapes import api_key_message, charge_with_id
+from tests.support.core_shapes import api_key_message, charge_with_id
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, rpc_error
 
 SECRET = "sk_test_" + "c" * 32

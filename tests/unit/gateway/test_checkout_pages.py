@@ -252,7 +252,7 @@ async def test_form_post_decline_renders_the_failed_page(client, core):
     }
     r = await client.post("/checkout/ch_1", data=body, headers=FORM)
     assert r.status_code == 200 and ">Payment failed</h1>" in r.text
-    assert "Your card has insufficient funds for this payment." in r.text
+    assert "Your card has insufficient funds." in r.text  # the core's sentence, as it sent it
     assert 'href="http://127.0.0.1:9999/cancel">Return to Acme</a>' in r.text
 
 

@@ -13,7 +13,7 @@ from google.rpc import error_details_pb2, status_pb2
 from http_gateway.config import Settings
 from http_gateway.core_client.grpc_clients import call_core
 from http_gateway.edge.errors import ApiError
-from tests.unit.gateway.core_shapes import charge_with_id
+from tests.support.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import FakeMethod, rpc_error
 
 KEY = "k" * 32  # JWT_SIGNING_KEY: at least 32 bytes (DESIGN §10.9)

@@ -9,7 +9,7 @@ import jwt
 from connect.v1 import api_key_pb2, charge_service_pb2, common_pb2
 
 from http_gateway.pipeline.rate_limit import RateLimiter
-from tests.unit.gateway.core_shapes import charge_with_id
+from tests.support.core_shapes import charge_with_id
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, authenticates, rpc_error
 
 SECRET = {"Authorization": "Bearer sk_test_" + "a" * 32}

@@ -7,7 +7,7 @@ from connect.v1 import charge_pb2, common_pb2
 from connect.v1 import charge_service_pb2 as svc
 
 from http_gateway.pipeline.idempotency import fingerprint
-from tests.unit.gateway.core_shapes import (
+from tests.support.core_shapes import (
     NOW,
     NOW_UNIX,
     authorized,

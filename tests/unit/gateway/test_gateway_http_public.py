@@ -12,7 +12,7 @@ from connect.v1 import checkout_service_pb2 as checkout_svc
 from connect.v1 import merchant_service_pb2 as merchant_svc
 
 from http_gateway.payments import checkout as checkout_routes
-from tests.unit.gateway.core_shapes import api_key_message, merchant_message
+from tests.support.core_shapes import api_key_message, merchant_message
 from tests.unit.gateway.gateway_fakes import SIGNING_KEY, rpc_error
 
 

@@ -18,7 +18,7 @@ from http_gateway.payments.serializers import (
     checkout_page_json,
     checkout_result_json,
 )
-from tests.unit.gateway.core_shapes import NOW_UNIX, capture_pb, captured, new_charge
+from tests.support.core_shapes import NOW_UNIX, capture_pb, captured, new_charge
 
 
 @pytest.mark.parametrize(

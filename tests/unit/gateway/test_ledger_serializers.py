@@ -20,7 +20,7 @@ from core_server.ledger.domain.balance import (
 )
 from core_server.ledger.transport.ledger_servicer import TYPE_TO_PB, balance_to_pb, transaction_to_pb
 from http_gateway.operational.openapi import document
-from tests.unit.gateway.core_shapes import NOW, NOW_UNIX
+from tests.support.core_shapes import NOW, NOW_UNIX
 
 
 def _validator(name: str) -> Draft202012Validator:

@@ -13,7 +13,7 @@ from connect.v1 import webhook_service_pb2 as webhooks_svc
 from core_server.kernel.domain.environment import Environment
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpoint, WebhookEndpointStatus
 from core_server.webhooks.transport.webhook_mapping import endpoint_to_pb
-from tests.unit.gateway.core_shapes import NOW, capture_pb, captured, charge_pb, fully_populated, new_charge
+from tests.support.core_shapes import NOW, capture_pb, captured, charge_pb, fully_populated, new_charge
 
 SECRET = {"Authorization": "Bearer sk_test_" + "a" * 32}
 GATEWAY = Path(__file__).resolve().parents[3] / "http_gateway"

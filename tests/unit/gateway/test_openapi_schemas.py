@@ -27,7 +27,7 @@ from core_server.merchants.domain.api_key import ApiKey
 from core_server.merchants.domain.merchant import Merchant, Profile
 from core_server.merchants.transport.mapping import api_key_to_pb, merchant_to_pb
 from core_server.payments.domain.charge import Charge, ChargeStatus
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
 from core_server.payments.transport.mapping import STATUS_TO_PB
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
@@ -36,7 +36,7 @@ from core_server.webhooks.transport.webhook_mapping import delivery_to_pb, endpo
 from http_gateway.edge.serialization import list_body
 from http_gateway.operational.openapi import document
 from http_gateway.payments.serializers import checkout_page_json, checkout_result_json
-from tests.unit.gateway.core_shapes import (
+from tests.support.core_shapes import (
     NOW,
     capture_pb,
     captured,

@@ -12,7 +12,6 @@ from core_server.kernel.application.idempotency import (
     Claim,
     IdempotentRunner,
     KeyTaken,
-    Replay,
     answer_context,
 )
 from core_server.kernel.application.ports import (
@@ -20,8 +19,8 @@ from core_server.kernel.application.ports import (
     IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyRequest,
-    StoredError,
 )
+from core_server.kernel.domain.replays import Replay, StoredError
 from core_server.security.keyring import Keyring
 from core_server.security.secret_box import SecretBox, SecretUnreadable
 

@@ -11,10 +11,10 @@ import pytest
 from core_server.billing.domain.invoice import BillingReason, Invoice, merchant_credit
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ledger import AVAILABILITY_DELAY, LedgerEntry, TransactionType
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
+from tests.support.charge_states import NOW, authorized, captured
 from tests.unit.billing.test_invoice import USD_LINES, tax_rate
-from tests.unit.domain.test_charge_transitions import NOW, authorized, captured
 
 SECOND = NOW.replace(microsecond=0)
 

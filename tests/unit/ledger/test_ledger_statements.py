@@ -8,7 +8,7 @@ from core_server.billing.storage.subscription_writes import SAVE_SUBSCRIPTION
 from core_server.kernel.application.ports import TurnWrite
 from core_server.kernel.storage.ledger_rows import LEDGER_ROWS_CTE, ledger_rows_cte
 from core_server.payments.storage.charge_writes import save_statement
-from tests.unit.domain.test_charge_transitions import NOW, authorized
+from tests.support.charge_states import NOW, authorized
 
 
 def test_a_capture_turn_writes_its_row_in_the_fenced_save() -> None:

@@ -38,7 +38,7 @@ from core_server.payments.domain.charge import Charge, ChargeStatus
 from core_server.payments.domain.events import ChargeEventType
 from core_server.payments.domain.refund import Refund
 from tests.fakes import FakeChargeRepository, FakeClocks, FakeLease, RecordingProcessors
-from tests.unit.gateway.core_shapes import (
+from tests.support.core_shapes import (
     CARD_NUMBER,
     CHARGE_ID,
     DECLINED_CARD_NUMBER,

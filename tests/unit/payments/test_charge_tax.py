@@ -16,9 +16,9 @@ from core_server.kernel.domain.ledger import (
     subscription_entry,
 )
 from core_server.payments.domain.charge import Charge
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import PaymentMethodType, PaymentOutcome, PaypalDetails
-from tests.unit.domain.test_charge_transitions import NOW, captured
+from tests.support.charge_states import NOW, captured
 
 INVOICE = "si_" + "0" * 32
 

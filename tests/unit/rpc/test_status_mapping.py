@@ -21,10 +21,9 @@ from google.rpc import error_details_pb2, status_pb2
 import core_server
 from core_server.actors import ActorStopped, EntityBusy, LeaseLost, TurnInterrupted
 from core_server.db.errors import StaleFence, StorageUnavailable
-from core_server.kernel.application.idempotency import ReplayedError
-from core_server.kernel.application.ports import StoredError
 from core_server.kernel.domain import errors
 from core_server.kernel.domain.errors import DomainError, StateConflict
+from core_server.kernel.domain.replays import ReplayedError, StoredError
 from core_server.locking.errors import LockServiceUnavailable
 from core_server.rpc.status import DETAILS_KEY, ERROR_DOMAIN, UNAVAILABLE_ERRORS, rpc
 from core_server.security.kdf_pool import KdfPoolSaturated

@@ -17,9 +17,9 @@
   var lastKey = null;
   var busy = false;
 
-  function declineText(code, fallback) {
-    var item = document.querySelector('#pc-decline-messages li[data-code="' + code + '"]');
-    return (item && item.textContent) || fallback || "The payment could not be completed.";
+  /* The core's sentence for the decline code (one table, in the core); this only if it sent none. */
+  function declineText(message) {
+    return message || "The payment could not be completed.";
   }
 
   function input(name) { return form.elements.namedItem(name); }
@@ -153,7 +153,7 @@
       if (!go(result.redirectUrl)) { setBusy(false); }
       return;
     }
-    var text = declineText(result.errorCode, result.errorMessage);
+    var text = declineText(result.errorMessage);
     if (result.status === "failed") { showFailed(text, result.redirectUrl); return; }
     setBusy(false);
     setMessage(text);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from core_server.billing.domain.billing_run import StepKind, apply_step, next_step, notice_time
+from core_server.billing.domain.billing_steps import StepKind, apply_step, next_step, notice_time
 from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceStatus, LineKind
 from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus

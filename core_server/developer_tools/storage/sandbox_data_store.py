@@ -9,8 +9,8 @@ import psycopg
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.developer_tools.domain.test_reset import TestReset
-from core_server.developer_tools.storage.test_reset_tables import RESET_STEPS, delete_statement
+from core_server.developer_tools.domain.sandbox_reset import TestReset
+from core_server.developer_tools.storage.sandbox_reset_tables import RESET_STEPS, delete_statement
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.storage.clock_offsets import CLOCK_CHANNEL
 from core_server.kernel.storage.idempotency_store import complete_in_transaction

@@ -6,8 +6,8 @@ import grpc
 from connect.v1 import test_reset_service_pb2 as pb
 from connect.v1 import test_reset_service_pb2_grpc
 
-from core_server.developer_tools.application.test_reset import TestResetService
-from core_server.developer_tools.domain.test_reset import TestReset
+from core_server.developer_tools.application.sandbox_reset import TestResetService
+from core_server.developer_tools.domain.sandbox_reset import TestReset
 from core_server.developer_tools.transport.mapping import reset_to_pb
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner

@@ -1,4 +1,4 @@
-"""Charges, refunds, disputes, events, merchants and API keys as the core sends them, for gateway tests.
+"""Charges, refunds, disputes, events, merchants and API keys as the core sends them, for tests.
 
 The gateway answers the public object the core rendered (`object_json`), so a test never writes a pb
 charge by hand: it makes a domain `Charge` the way the core does (a validated draft, then the spec's

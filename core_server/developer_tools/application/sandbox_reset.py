@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from core_server.developer_tools.application.cli_sessions import require_test
 from core_server.developer_tools.application.ports import TestDataStore
-from core_server.developer_tools.domain.test_reset import TestReset
+from core_server.developer_tools.domain.sandbox_reset import TestReset
 from core_server.kernel.application.idempotency import Claim
 from core_server.kernel.application.owner import Owner
 

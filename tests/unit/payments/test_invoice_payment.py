@@ -11,7 +11,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.fees import net_amount, transaction_fee
 from core_server.payments.application.charge_view import ChargeViews, charge_view
 from core_server.payments.domain.charge import Charge, ChargeStatus
-from core_server.payments.domain.invoice_charge import InvoicePayment, invoice_charge
+from core_server.payments.domain.invoice_payment import InvoicePayment, invoice_charge
 from core_server.payments.domain.payment import (
     UNCONFIGURED_LIVE_PROCESSOR,
     CardDetails,

@@ -78,9 +78,10 @@ class Settings:
     billing_interval_seconds: float = 3600.0
     # Where the customer portal's pages are served (DESIGN §9); empty: the checkout base URL.
     portal_base_url: str = ""
-    # How long a batch claimed by one core's billing run is passed over by the others (a dead core's
-    # claims lapse after it); the README's default of 5 minutes, shorter in tests that kill a core.
-    billing_claim_seconds: float = 300.0
+    # How long a batch claimed by one core's sweep (expiry, authorizations, billing, payouts, retention)
+    # is passed over by the others while that core still beats (a dead core's claims go with its
+    # heartbeat); 5 minutes by default.
+    job_claim_seconds: float = 300.0
     # Production topology (docs/operations.md): "pgbouncer" when DATABASE_URL reaches PostgreSQL through
     # PgBouncer in transaction mode; LISTEN then goes direct, to DATABASE_LISTEN_URL.
     database_pooler: str = ""
@@ -112,9 +113,9 @@ class Settings:
             raise ConfigError("LOGIN_KDF_PER_ADDRESS must be at least 1")
         if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
             raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
-        if self.billing_claim_seconds < 1:
-            # The claim is stored in whole seconds: less would be no claim at all.
-            raise ConfigError("BILLING_CLAIM_SECONDS must be at least 1")
+        if self.job_claim_seconds < 1:
+            # Less would lapse while a batch still runs.
+            raise ConfigError("JOB_CLAIM_SECONDS must be at least 1")
         if self.idempotency_claim_seconds <= self.ask_timeout_seconds:
             # A claim that lapses while its request may still run would let a retry run it a second time.
             raise ConfigError("IDEMPOTENCY_CLAIM_SECONDS must exceed ASK_TIMEOUT_SECONDS")
@@ -278,7 +279,8 @@ class Settings:
             tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),
             billing_interval_seconds=float(e.get("BILLING_INTERVAL_SECONDS", "3600")),
-            billing_claim_seconds=float(e.get("BILLING_CLAIM_SECONDS", "300")),
+            # BILLING_CLAIM_SECONDS: this setting's name before every sweep shared the billing run's claims.
+            job_claim_seconds=float(e.get("JOB_CLAIM_SECONDS", e.get("BILLING_CLAIM_SECONDS", "300"))),
             database_pooler=e.get("DATABASE_POOLER", "").strip().lower(),
             database_listen_url=e.get("DATABASE_LISTEN_URL", "").strip(),
             redis_sentinels=sentinel_addresses(e.get("REDIS_SENTINELS", "")),

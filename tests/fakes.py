@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from core_server.db.errors import StaleFence
 from core_server.kernel.application.clocks import OffsetClock, SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import Clock, FirstClaim, TurnWrite
@@ -220,7 +221,9 @@ class FakeChargeRepository:
                 sums[key] = (amount + captured, count + 1)
         return [DayVolume(day, cur, amount, n) for (day, cur), (amount, n) in sorted(sums.items())]
 
-    async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
+    async def due_for_expiry(self, claim: JobClaim, limit: int, owner: Owner | None = None) -> Sequence[str]:
+        """One process: nothing to claim against."""
+        now = claim.now
         due: builtins.list[tuple[datetime, str]] = []
         for charge in self._owned(owner):
             merchant_now = now + self._offset(charge)
@@ -235,8 +238,9 @@ class FakeChargeRepository:
         return [charge_id for _, charge_id in sorted(due)[:limit]]
 
     async def due_authorizations(
-        self, now: datetime, limit: int, owner: Owner | None = None
+        self, claim: JobClaim, limit: int, owner: Owner | None = None
     ) -> Sequence[str]:
+        now = claim.now
         due = [
             (charge.authorization_due_at, charge.id)
             for charge in self._owned(owner)

@@ -1,11 +1,12 @@
 """WebhookDispatcher: claims due deliveries, signs and sends them with bounded concurrency, records each.
 
-Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once
-(`locked_until`, `claim_token`), then the POST happens outside any transaction, then the attempt is
-recorded in its own transaction, fenced by the claim token. The lease is longer than the whole
-attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event, endpoint) pair is in flight at
-one worker at a time; a worker that dies mid-attempt leaves a lease that lapses, and another worker
-retries the pair (deliveries are at-least-once; receivers deduplicate by the event id).
+Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once (the
+kernel's job claim on the row: `claimed_until`, `claimed_by`, `claim_token`), then the POST happens
+outside any transaction, then the attempt is recorded in its own transaction, fenced by the claim token.
+The lease is longer than the whole attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event,
+endpoint) pair is in flight at one worker at a time; a worker that dies mid-attempt leaves a claim that
+lapses with its heartbeat, and another worker retries the pair (deliveries are at-least-once; receivers
+deduplicate by the event id).
 
 A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
 `concurrency` attempts run per process, at most `per_endpoint` of them for one endpoint, and at most

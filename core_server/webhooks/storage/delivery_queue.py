@@ -1,4 +1,9 @@
-"""PgDeliveryQueue: claims due deliveries with FOR UPDATE SKIP LOCKED, records attempts, lists them."""
+"""PgDeliveryQueue: claims due deliveries with FOR UPDATE SKIP LOCKED, records attempts, lists them.
+
+A delivery is a job of its own row: its claim is the kernel's (kernel/storage/job_claims.py) — the row's
+`claimed_until`, `claimed_by` and `claim_token`, free once lapsed or once the claiming core's heartbeat
+lapsed — written on the row the claim and the record touch anyway.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +17,11 @@ import psycopg
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.sealed import Sealed
+from core_server.kernel.storage.job_claims import RELEASED, STAMP, PgJobClaims, claim_free
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
 from core_server.webhooks.application.ports import ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
@@ -30,13 +37,12 @@ from core_server.webhooks.storage.delivery_rows import (
 
 _PENDING_COUNT = "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'"
 # `next_attempt_at` is in the merchant's time (a TEST endpoint's retries follow its merchant's sandbox
-# clock, DESIGN §9), so it is compared with real time plus that clock's offset; the claim's lease is
-# real time.
+# clock, DESIGN §9), so it is compared with real time plus that clock's offset; the claim is real time.
 _DUE = """d.status = 'pending'
           AND d.next_attempt_at <= %(now)s + COALESCE(
                 (SELECT tc.time_offset FROM test_clocks tc
                   WHERE tc.merchant_id = w.merchant_id AND w.environment = 'test'), interval '0')
-          AND (d.locked_until IS NULL OR d.locked_until <= %(now)s)"""
+          AND """ + claim_free("d")
 # Due deliveries shared round-robin across merchants (DESIGN §10.9): each candidate's `load` is how many
 # slots its merchant would hold with it (attempts in flight here plus its rank among the merchant's
 # candidates), and the claim takes the lowest loads first, oldest first among equal loads; so every
@@ -75,7 +81,9 @@ candidates AS (
       AND (w.paused_until IS NULL OR w.paused_until <= %(now)s)
       AND (w.consecutive_timeouts < %(probe_after)s OR NOT EXISTS (
             SELECT 1 FROM webhook_deliveries leased
-             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND leased.locked_until > %(now)s))
+             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND NOT """
+    + claim_free("leased")
+    + """))
 ),
 loaded AS (
     SELECT c.id, c.next_attempt_at, c.seq,
@@ -96,7 +104,9 @@ locked AS (
     WHERE o.position <= %(limit)s AND (o.load = 1 OR o.position <= %(limit)s - %(reserve)s)
 )
 UPDATE webhook_deliveries d
-   SET locked_until = %(lease_until)s, claim_token = %(token)s, requeued = false, updated_at = now()
+   SET """
+    + STAMP
+    + """, requeued = false, updated_at = now()
   FROM locked, events e, webhook_endpoints w
  WHERE d.id = locked.id AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, e.type AS event_type, e.payload,
@@ -108,7 +118,8 @@ RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, e.type AS event_type
 # settles the row. If a resend came in during the attempt (`requeued`), the row is released due as the
 # resend left it instead of being settled. The endpoint's health comes back for the caller to update
 # only when it changes. No row when the delivery is gone (deleted with its endpoint).
-_RECORD = """
+_RECORD = (
+    """
 WITH d AS (
     SELECT id, claim_token, requeued FROM webhook_deliveries WHERE id = %(id)s FOR UPDATE
 ),
@@ -124,7 +135,9 @@ settled AS (
            attempt_count = w.attempt_count + CASE WHEN d.requeued THEN 0 ELSE 1 END,
            next_attempt_at = CASE WHEN d.requeued THEN w.next_attempt_at
                                   ELSE %(next_attempt_at)s::timestamptz END,
-           locked_until = NULL, claim_token = NULL, requeued = false, updated_at = now()
+           """
+    + RELEASED
+    + """, requeued = false, updated_at = now()
       FROM d
      WHERE w.id = d.id AND d.claim_token = %(token)s
 )
@@ -132,6 +145,7 @@ SELECT e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
        d.requeued AND d.claim_token = %(token)s AS released
   FROM d JOIN webhook_endpoints e ON e.id = %(endpoint_id)s
 """
+)
 _LOCK_ENDPOINT_HEALTH = """
 SELECT status, consecutive_failures, consecutive_timeouts, paused_until
   FROM webhook_endpoints WHERE id = %s FOR NO KEY UPDATE
@@ -180,9 +194,14 @@ def _unchanged(row: dict[str, Any], after: tuple[EndpointHealth, EndpointPause])
     return after == (_health(row), _pause(row))
 
 
+CLAIM_JOB = "webhook_deliveries"
+
+
 class PgDeliveryQueue:
-    def __init__(self, pool: DbPool) -> None:
+    def __init__(self, pool: DbPool, jobs: PgJobClaims | None = None) -> None:
         self._pool = pool
+        # The claims' parameters (this core's name, the heartbeat lapse).
+        self._jobs = jobs or PgJobClaims(pool)
 
     @wraps_psycopg_errors
     async def claim(
@@ -199,8 +218,8 @@ class PgDeliveryQueue:
         token: str,
     ) -> list[ClaimedDelivery]:
         params = {
+            **self._jobs.params(JobClaim(CLAIM_JOB, now, lease_until - now, token)),
             "now": now,
-            "lease_until": lease_until,
             "limit": limit,
             "per_endpoint": per_endpoint,
             "skip": list(skip_endpoints),
@@ -209,7 +228,6 @@ class PgDeliveryQueue:
             "merchant_busy": list(merchant_busy.values()),
             "reserve": reserve,
             "probe_after": PAUSE_AFTER_TIMEOUTS,
-            "token": token,
         }
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(_CLAIM, params)).fetchall()

@@ -23,7 +23,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.sealed import Sealed
 from core_server.kernel.storage.job_claims import RELEASED, STAMP, PgJobClaims, claim_free
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
-from core_server.webhooks.application.ports import ClaimedDelivery
+from core_server.webhooks.application.ports import AttemptRecord, ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from core_server.webhooks.domain.webhook_pause import PAUSE_AFTER_TIMEOUTS, EndpointPause
@@ -113,37 +113,43 @@ RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, e.type AS event_type
           w.url, w.merchant_id, w.environment, w.secret_sealed, w.secret_key_id
 """
 )
-# An attempt's record in one statement (one round trip, atomic without a transaction block): the
-# delivery row is locked first, the attempt is logged, and only a worker whose claim token still matches
-# settles the row. If a resend came in during the attempt (`requeued`), the row is released due as the
-# resend left it instead of being settled. The endpoint's health comes back for the caller to update
-# only when it changes. No row when the delivery is gone (deleted with its endpoint).
+# Attempts' records in one statement (one round trip, atomic without a transaction block): the delivery
+# rows are locked first (in id order, so two cores' batches never deadlock), each attempt is logged, and
+# only a worker whose claim token still matches settles its row. If a resend came in during the attempt
+# (`requeued`), the row is released due as the resend left it instead of being settled. Each row comes back
+# with its endpoint's health, for the caller to update the endpoints whose health changes; a delivery gone
+# (deleted with its endpoint) comes back with none.
 _RECORD = (
     """
-WITH d AS (
-    SELECT id, claim_token, requeued FROM webhook_deliveries WHERE id = %(id)s FOR UPDATE
+WITH input AS (
+    SELECT * FROM unnest(%(ids)s::text[], %(tokens)s::text[], %(attempted_at)s::timestamptz[],
+                         %(status_codes)s::int[], %(latencies)s::int[], %(errors)s::text[],
+                         %(succeeded)s::boolean[], %(statuses)s::text[], %(next_attempts)s::timestamptz[])
+        AS i(id, token, attempted_at, status_code, latency_ms, error, succeeded, status, next_attempt_at)
+),
+d AS (
+    SELECT w.id, w.endpoint_id, w.claim_token, w.requeued FROM webhook_deliveries w
+     WHERE w.id = ANY(%(ids)s::text[]) ORDER BY w.id FOR UPDATE
 ),
 attempt AS (
     INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, succeeded)
-    SELECT d.id, %(attempted_at)s::timestamptz, %(status_code)s::int, %(latency_ms)s::int, %(error)s::text,
-           %(succeeded)s::boolean
-      FROM d
+    SELECT d.id, i.attempted_at, i.status_code, i.latency_ms, i.error, i.succeeded
+      FROM d JOIN input i ON i.id = d.id
 ),
 settled AS (
     UPDATE webhook_deliveries w
-       SET status = CASE WHEN d.requeued THEN w.status ELSE %(status)s::text END,
+       SET status = CASE WHEN d.requeued THEN w.status ELSE i.status END,
            attempt_count = w.attempt_count + CASE WHEN d.requeued THEN 0 ELSE 1 END,
-           next_attempt_at = CASE WHEN d.requeued THEN w.next_attempt_at
-                                  ELSE %(next_attempt_at)s::timestamptz END,
+           next_attempt_at = CASE WHEN d.requeued THEN w.next_attempt_at ELSE i.next_attempt_at END,
            """
     + RELEASED
     + """, requeued = false, updated_at = now()
-      FROM d
-     WHERE w.id = d.id AND d.claim_token = %(token)s
+      FROM d JOIN input i ON i.id = d.id
+     WHERE w.id = d.id AND d.claim_token = i.token
 )
-SELECT e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
-       d.requeued AND d.claim_token = %(token)s AS released
-  FROM d JOIN webhook_endpoints e ON e.id = %(endpoint_id)s
+SELECT d.id, d.endpoint_id, e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
+       d.requeued AND d.claim_token = i.token AS released
+  FROM d JOIN input i ON i.id = d.id JOIN webhook_endpoints e ON e.id = d.endpoint_id
 """
 )
 _LOCK_ENDPOINT_HEALTH = """
@@ -184,10 +190,14 @@ class _Outcome:
     timed_out: bool
     now: datetime
 
-    def health(self, row: dict[str, Any]) -> tuple[EndpointHealth, EndpointPause]:
-        return _health(row).after_attempt(self.succeeded), _pause(row).after_attempt(
-            self.succeeded, self.timed_out, self.now
-        )
+
+def _after(row: dict[str, Any], outcomes: Sequence[_Outcome]) -> tuple[EndpointHealth, EndpointPause]:
+    """The endpoint's health and pause after its attempts' outcomes, in order."""
+    health, pause = _health(row), _pause(row)
+    for outcome in outcomes:
+        health = health.after_attempt(outcome.succeeded)
+        pause = pause.after_attempt(outcome.succeeded, outcome.timed_out, outcome.now)
+    return health, pause
 
 
 def _unchanged(row: dict[str, Any], after: tuple[EndpointHealth, EndpointPause]) -> bool:
@@ -195,6 +205,30 @@ def _unchanged(row: dict[str, Any], after: tuple[EndpointHealth, EndpointPause])
 
 
 CLAIM_JOB = "webhook_deliveries"
+
+
+def _record_params(records: Sequence[AttemptRecord]) -> dict[str, Any]:
+    """The columns of `_RECORD`'s input, one array each."""
+    statuses = []
+    for record in records:
+        if record.attempt.succeeded:
+            statuses.append(DeliveryStatus.SUCCEEDED)
+        else:
+            statuses.append(DeliveryStatus.PENDING if record.retry_at is not None else DeliveryStatus.FAILED)
+    return {
+        "ids": [r.claimed.delivery_id for r in records],
+        "tokens": [r.claimed.claim_token for r in records],
+        "attempted_at": [r.attempt.attempted_at for r in records],
+        "status_codes": [r.attempt.status_code for r in records],
+        "latencies": [r.attempt.latency_ms for r in records],
+        "errors": [r.attempt.error for r in records],
+        "succeeded": [r.attempt.succeeded for r in records],
+        "statuses": [status.value for status in statuses],
+        "next_attempts": [
+            r.retry_at if status is DeliveryStatus.PENDING else None
+            for r, status in zip(records, statuses, strict=True)
+        ],
+    }
 
 
 class PgDeliveryQueue:
@@ -261,55 +295,49 @@ class PgDeliveryQueue:
             await conn.execute(_NOTIFY, (DELIVERY_CHANNEL,))
 
     @wraps_psycopg_errors
-    async def record(
-        self,
-        claimed: ClaimedDelivery,
-        attempt: DeliveryAttempt,
-        retry_at: datetime | None,
-        *,
-        timed_out: bool = False,
-        now: datetime | None = None,
-    ) -> bool:
-        if attempt.succeeded:
-            status = DeliveryStatus.SUCCEEDED
-        else:
-            status = DeliveryStatus.PENDING if retry_at is not None else DeliveryStatus.FAILED
-        params = {
-            "id": claimed.delivery_id,
-            "token": claimed.claim_token,
-            "endpoint_id": claimed.endpoint_id,
-            "attempted_at": attempt.attempted_at,
-            "status_code": attempt.status_code,
-            "latency_ms": attempt.latency_ms,
-            "error": attempt.error,
-            "succeeded": attempt.succeeded,
-            "status": status.value,
-            "next_attempt_at": retry_at if status is DeliveryStatus.PENDING else None,
-        }
-        outcome = _Outcome(attempt.succeeded, timed_out, now or attempt.attempted_at)
+    async def record(self, records: Sequence[AttemptRecord]) -> list[bool]:
+        if not records:
+            return []
         try:
             async with self._pool.connection() as conn:
-                health = await (await conn.execute(_RECORD, params)).fetchone()
-                if health is not None and not _unchanged(health, outcome.health(health)):
-                    await self._update_health(conn, claimed.endpoint_id, outcome)
+                rows = await (await conn.execute(_RECORD, _record_params(records))).fetchall()
+                by_id = {row["id"]: row for row in rows}
+                outcomes: dict[str, list[_Outcome]] = {}
+                for record in records:
+                    if record.claimed.delivery_id in by_id:
+                        outcome = _Outcome(record.attempt.succeeded, record.timed_out, record.now)
+                        outcomes.setdefault(record.claimed.endpoint_id, []).append(outcome)
+                seen = {row["endpoint_id"]: row for row in rows}
+                for endpoint_id, endpoint_outcomes in outcomes.items():
+                    row = seen[endpoint_id]
+                    if not _unchanged(row, _after(row, endpoint_outcomes)):
+                        await self._update_health(conn, endpoint_id, endpoint_outcomes)
         except psycopg.errors.ForeignKeyViolation:
-            return False  # the endpoint was deleted while the attempt was in flight: nothing left to record
-        return health is not None and bool(health["released"])
+            if len(records) == 1:
+                return [False]  # the endpoint was deleted while the attempt was in flight: nothing left
+            # One of them lost its endpoint meanwhile: each on its own, so the others are recorded.
+            return [answer for record in records for answer in await self.record([record])]
+        return [
+            bool(by_id[r.claimed.delivery_id]["released"]) if r.claimed.delivery_id in by_id else False
+            for r in records
+        ]
 
     @staticmethod
-    async def _update_health(conn: psycopg.AsyncConnection[Any], endpoint_id: str, outcome: _Outcome) -> None:
+    async def _update_health(
+        conn: psycopg.AsyncConnection[Any], endpoint_id: str, outcomes: Sequence[_Outcome]
+    ) -> None:
         """The endpoint's failure count and status, by EndpointHealth's rule, and its pause, by
-        EndpointPause's.
+        EndpointPause's, after its outcomes in order.
 
         Its own short transaction, taken only when the record saw a change coming: a healthy endpoint's
         successes write nothing, so concurrent deliveries to one endpoint do not queue on its row. (A
-        crash between the two can miss one count; the attempt itself is recorded.)
+        crash between the two can miss one count; the attempts themselves are recorded.)
         """
         async with conn.transaction():
             row = await (await conn.execute(_LOCK_ENDPOINT_HEALTH, (endpoint_id,))).fetchone()
             if row is None:
                 return
-            health, pause = outcome.health(row)
+            health, pause = _after(row, outcomes)
             if not _unchanged(row, (health, pause)):
                 params = {
                     "id": endpoint_id,

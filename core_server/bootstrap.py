@@ -279,6 +279,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         poll_interval=settings.webhook_poll_seconds,
         allow_private_targets=settings.webhook_allow_private_targets,
         starts_per_turn=settings.webhook_starts_per_turn,
+        gather=settings.webhook_gather_seconds,
     )
     retention = RetentionSweep(
         [

@@ -56,6 +56,9 @@ class Settings:
     # Attempts a core's dispatcher starts per turn of its event loop (WEBHOOK_STARTS_PER_TURN): requests
     # ready meanwhile run between two groups, so a full claim never runs ahead of the request path.
     webhook_starts_per_turn: int = 4
+    # How long a dispatcher's wake-up waits before claiming, and a finished attempt before its record, so
+    # those few ms go in one statement each (WEBHOOK_GATHER_SECONDS).
+    webhook_gather_seconds: float = 0.005
     # `payconnect listen` streams (DESIGN §10.6): how often an open stream reads the event log, and the
     # longest quiet stretch before a keep-alive.
     cli_stream_poll_seconds: float = 0.5
@@ -101,6 +104,8 @@ class Settings:
             raise ConfigError("WEBHOOK_MERCHANT_CONCURRENCY must be at least 1")
         if self.webhook_starts_per_turn < 1:
             raise ConfigError("WEBHOOK_STARTS_PER_TURN must be at least 1")
+        if not 0 <= self.webhook_gather_seconds <= 1:
+            raise ConfigError("WEBHOOK_GATHER_SECONDS must be between 0 and 1")
         if self.webhook_reserved_slots is not None and self.webhook_reserved_slots < 0:
             # Above WEBHOOK_CONCURRENCY - 1 it is clamped there: a merchant always gets its first slot.
             raise ConfigError("WEBHOOK_RESERVED_SLOTS must be at least 0")
@@ -260,6 +265,7 @@ class Settings:
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
             webhook_starts_per_turn=int(e.get("WEBHOOK_STARTS_PER_TURN", "4")),
+            webhook_gather_seconds=float(e.get("WEBHOOK_GATHER_SECONDS", "0.005")),
             cli_stream_poll_seconds=float(e.get("CLI_STREAM_POLL_SECONDS", "0.5")),
             cli_stream_keepalive_seconds=float(e.get("CLI_STREAM_KEEPALIVE_SECONDS", "15")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),

@@ -1,9 +1,9 @@
 """AttemptRecorder: the attempts that finish while a record is being written are written together next.
 
-Group commit: the first finished attempt is written at once (one statement); those that finish while it is
+Group commit: the first finished attempt waits `gather` seconds (WEBHOOK_GATHER_SECONDS, a few ms) for
+company, then is written with whatever finished meanwhile (one statement); those that finish while it is
 in flight queue up and go in the next statement, however many they are. Under a steady event rate the
-record costs one round trip and one statement per batch instead of per delivery; at low rates nothing
-waits for company.
+record costs one round trip and one statement per batch instead of per delivery.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ RecordMany = Callable[[Sequence[AttemptRecord]], Awaitable[Sequence[bool]]]
 
 
 class AttemptRecorder:
-    def __init__(self, record_many: RecordMany) -> None:
+    def __init__(self, record_many: RecordMany, *, gather: float = 0.0) -> None:
         self._record_many = record_many
+        self._gather = gather
         self._queued: list[tuple[AttemptRecord, asyncio.Future[bool]]] = []
         self._writer: asyncio.Task[None] | None = None
         self.statements = 0  # batches written, for tests and the curious
@@ -38,6 +39,8 @@ class AttemptRecorder:
     async def _write(self) -> None:
         try:
             while self._queued:
+                if self._gather > 0:
+                    await asyncio.sleep(self._gather)  # attempts finishing now join this statement
                 batch, self._queued = self._queued, []
                 try:
                     results = await self._record_many([record for record, _ in batch])

@@ -18,9 +18,10 @@ keeps timing out is paused with back-off (webhook_pause.py), so silent receivers
 
 Deliveries get a bounded share of the core, so they cannot starve the request path that shares its event
 loop: at most `concurrency` sends at once, and at most `starts_per_turn` attempts started per turn of the
-loop (requests ready meanwhile run between two groups). Each attempt costs little beyond its POST: the
-claim is one statement per batch, the records of the attempts finishing together are one statement
-(attempt_recorder.py), and the sender keeps connections alive per endpoint and checked address.
+loop (requests ready meanwhile run between two groups). Each attempt costs little beyond its POST: a
+wake-up waits `gather` seconds so the deliveries committed meanwhile are one claim, the records of the
+attempts finishing together are one statement (attempt_recorder.py), and the sender keeps connections
+alive per endpoint and checked address.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ SHUTDOWN_GRACE_SECONDS = 3.0
 ANNOUNCE_INTERVAL_SECONDS = 1.0
 STARTS_PER_TURN = 4
 """WEBHOOK_STARTS_PER_TURN's default: attempts started per turn of the event loop."""
+GATHER_SECONDS = 0.005
+"""WEBHOOK_GATHER_SECONDS' default: how long a wake-up waits before it claims, and a finished attempt
+before it is recorded, so the commits and the answers of those few ms go in one statement each."""
 
 
 class WebhookDispatcher:
@@ -85,11 +89,13 @@ class WebhookDispatcher:
         poll_interval: float = 5.0,
         allow_private_targets: bool = False,
         starts_per_turn: int = STARTS_PER_TURN,
+        gather: float = GATHER_SECONDS,
     ) -> None:
         if lease.total_seconds() <= timeout:
             raise ValueError("the claim lease must outlast an attempt, or two workers could send one pair")
         self._queue = queue
-        self._recorder = AttemptRecorder(queue.record)
+        self._recorder = AttemptRecorder(queue.record, gather=gather)
+        self._gather = gather
         self._starts_per_turn = max(1, starts_per_turn)
         self._sender = sender
         self._resolver = resolver
@@ -169,6 +175,8 @@ class WebhookDispatcher:
                 # an endpoint's or a merchant's quota) or that a resend re-queued, or the poll.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                    if self._gather > 0:
+                        await asyncio.sleep(self._gather)  # the commits of these few ms: one claim
         finally:
             # Shutdown: attempts in flight get a moment to finish and be recorded; whatever is cut off
             # keeps its lease and is sent again by any core once the lease lapses (at-least-once).

@@ -59,3 +59,14 @@ async def test_a_failed_statement_fails_its_own_attempts_only() -> None:
         await first
     assert await second is True
     assert store.batches == [[1], [2]]
+
+
+async def test_with_a_gather_window_the_first_attempt_waits_for_the_ones_finishing_just_after() -> None:
+    store = SlowStore()
+    store.release.set()
+    recorder = AttemptRecorder(store.record_many, gather=0.05)
+    first = asyncio.create_task(recorder.record(record(0)))
+    await asyncio.sleep(0.01)
+    later = [asyncio.create_task(recorder.record(record(n))) for n in (1, 2)]
+    assert await asyncio.gather(first, *later) == [True, False, True]
+    assert store.batches == [[0, 1, 2]]

@@ -83,7 +83,8 @@ class HttpWebhookSender:
                 except _NotAnswered:
                     pass  # dropped while idle: a fresh connection below
             try:
-                async with asyncio.timeout_at(loop.time() + timeout * CONNECT_SHARE):
+                # Within the attempt's deadline, also after a kept connection turned out dropped.
+                async with asyncio.timeout_at(min(deadline, loop.time() + timeout * CONNECT_SHARE)):
                     conn = await self._connect(target, address)
             except (OSError, TimeoutError) as exc:
                 # The operator's log keeps the cause (no URL: its query may be the merchant's business).

@@ -51,6 +51,7 @@ from core_server.kernel.storage.clock_offsets import CLOCK_CHANNEL, PgClockOffse
 from core_server.kernel.storage.heartbeats import PgHeartbeats
 from core_server.kernel.storage.idempotency_purge import PgIdempotencyPurge
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.job_claims import PgJobClaims
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.payout_run import PayoutRun
@@ -230,8 +231,13 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     # Beating before the first request: this core's claims are alive from the start.
     await heartbeat.start()
+    # Every sweep's claims (kernel/storage/job_claims.py) name this core and go with its heartbeat.
+    jobs = PgJobClaims(
+        pool, settings.process_name, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
+    )
+    job_claim = timedelta(seconds=settings.job_claim_seconds)
     # The repository claims a create's key in the create's own statement, with the store's fingerprints.
-    charge_repo = PgChargeRepository(pool, idempotency_store)
+    charge_repo = PgChargeRepository(pool, idempotency_store, jobs)
     views = ChargeViews(settings.checkout_base_url)
     accounts = payout_accounts(settings)
     merchants_repo = PgMerchantRepository(pool, accounts)
@@ -256,7 +262,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     sealer = boxes["webhook-secret"]
     resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
-    deliveries = PgDeliveryQueue(pool)
+    deliveries = PgDeliveryQueue(pool, jobs)
     sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
     dispatcher = WebhookDispatcher(
         deliveries,
@@ -273,6 +279,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         lease=timedelta(seconds=settings.webhook_lease_seconds),
         poll_interval=settings.webhook_poll_seconds,
         allow_private_targets=settings.webhook_allow_private_targets,
+        starts_per_turn=settings.webhook_starts_per_turn,
+        gather=settings.webhook_gather_seconds,
     )
     retention = RetentionSweep(
         [
@@ -280,10 +288,13 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             RetentionRule("events", timedelta(seconds=settings.event_retention_seconds), PgEventPurge(pool)),
             # A day after it expired: its link shows the expired page either way.
             RetentionRule("portal_sessions", PORTAL_SESSION_AFTERLIFE, PgPortalSessionPurge(pool)),
+            # Claims a crashed core never handed back, a day after they lapsed.
+            RetentionRule("job_claims", timedelta(days=1), jobs),
         ],
         clock,
-        leases,
+        jobs,
         interval=settings.retention_interval_seconds,
+        lease=job_claim,
     )
     ask_timeout = settings.ask_timeout_seconds
     # Sign-up and login hash in a small bounded pool, so a login flood cannot starve payment calls.
@@ -293,20 +304,20 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             "expiration",
             ChargeTimer(charge_repo.due_for_expiry, charge_actors, ask_timeout=ask_timeout),
             clock,
-            leases,
+            jobs,
             interval=settings.expiry_interval_seconds,
+            lease=job_claim,
         ),
         TimerSweep(
             "async-authorizations",
             ChargeTimer(charge_repo.due_authorizations, charge_actors, ask_timeout=ask_timeout),
             clock,
-            leases,
+            jobs,
             interval=settings.authorization_interval_seconds,
+            lease=job_claim,
         ),
     ]
-    subscription_repo = PgSubscriptionRepository(
-        pool, idempotency_store, billing_claim=timedelta(seconds=settings.billing_claim_seconds)
-    )
+    subscription_repo = PgSubscriptionRepository(pool, idempotency_store, jobs)
     charges = ChargeService(charge_repo, charge_actors, clocks, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
@@ -343,7 +354,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         runner,
         ask_timeout=ask_timeout,
     )
-    payout_repo = PgPayoutRepository(pool, accounts)
+    payout_repo = PgPayoutRepository(pool, accounts, jobs)
     payouts = PayoutService(payout_repo, clocks)
     # A new default payment method retries what its customer's subscriptions owe (DESIGN §9).
     customers.on_default_changed(subscriptions.retry_open_invoices)
@@ -353,13 +364,12 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             "billing",
             BillingRun(subscription_repo, subscriptions),
             clock,
-            leases,
+            jobs,
             interval=settings.billing_interval_seconds,
+            lease=job_claim,
             next_wake=offsets.next_midnight,
             batch=BILLING_BATCH,
-            # The run claims its batches with SKIP LOCKED: every core bills at once, each its own batch.
             parallel=BILLING_PARALLEL,
-            exclusive=False,
         )
     )
     # After the billing run: a clock advance runs the sweeps in this order, so the credits of the invoices
@@ -369,12 +379,11 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             "payouts",
             PayoutRun(payout_repo, payouts),
             clock,
-            leases,
+            jobs,
             # Payouts fall due at 00:00 of the merchant's clock: the sweep wakes then (within a second).
             interval=settings.billing_interval_seconds,
+            lease=job_claim,
             next_wake=offsets.next_midnight,
-            # The run claims its merchants (payout_claims): every core pays out at once, each its own.
-            exclusive=False,
         )
     )
     # The customer portal (DESIGN §9): its pages beside the hosted checkout unless PORTAL_BASE_URL.

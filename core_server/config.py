@@ -53,6 +53,12 @@ class Settings:
     webhook_timeout_seconds: float = 10.0
     webhook_lease_seconds: float = 60.0
     webhook_poll_seconds: float = 5.0
+    # Attempts a core's dispatcher starts per turn of its event loop (WEBHOOK_STARTS_PER_TURN): requests
+    # ready meanwhile run between two groups, so a full claim never runs ahead of the request path.
+    webhook_starts_per_turn: int = 4
+    # How long a dispatcher's wake-up waits before claiming, and a finished attempt before its record, so
+    # those few ms go in one statement each (WEBHOOK_GATHER_SECONDS).
+    webhook_gather_seconds: float = 0.005
     # `payconnect listen` streams (DESIGN §10.6): how often an open stream reads the event log, and the
     # longest quiet stretch before a keep-alive.
     cli_stream_poll_seconds: float = 0.5
@@ -78,9 +84,10 @@ class Settings:
     billing_interval_seconds: float = 3600.0
     # Where the customer portal's pages are served (DESIGN §9); empty: the checkout base URL.
     portal_base_url: str = ""
-    # How long a batch claimed by one core's billing run is passed over by the others (a dead core's
-    # claims lapse after it); the README's default of 5 minutes, shorter in tests that kill a core.
-    billing_claim_seconds: float = 300.0
+    # How long a batch claimed by one core's sweep (expiry, authorizations, billing, payouts, retention)
+    # is passed over by the others while that core still beats (a dead core's claims go with its
+    # heartbeat); 5 minutes by default.
+    job_claim_seconds: float = 300.0
     # Production topology (docs/operations.md): "pgbouncer" when DATABASE_URL reaches PostgreSQL through
     # PgBouncer in transaction mode; LISTEN then goes direct, to DATABASE_LISTEN_URL.
     database_pooler: str = ""
@@ -95,6 +102,10 @@ class Settings:
             raise ConfigError("WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1")
         if self.webhook_merchant_concurrency < 1:
             raise ConfigError("WEBHOOK_MERCHANT_CONCURRENCY must be at least 1")
+        if self.webhook_starts_per_turn < 1:
+            raise ConfigError("WEBHOOK_STARTS_PER_TURN must be at least 1")
+        if not 0 <= self.webhook_gather_seconds <= 1:
+            raise ConfigError("WEBHOOK_GATHER_SECONDS must be between 0 and 1")
         if self.webhook_reserved_slots is not None and self.webhook_reserved_slots < 0:
             # Above WEBHOOK_CONCURRENCY - 1 it is clamped there: a merchant always gets its first slot.
             raise ConfigError("WEBHOOK_RESERVED_SLOTS must be at least 0")
@@ -112,9 +123,9 @@ class Settings:
             raise ConfigError("LOGIN_KDF_PER_ADDRESS must be at least 1")
         if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
             raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
-        if self.billing_claim_seconds < 1:
-            # The claim is stored in whole seconds: less would be no claim at all.
-            raise ConfigError("BILLING_CLAIM_SECONDS must be at least 1")
+        if self.job_claim_seconds < 1:
+            # Less would lapse while a batch still runs.
+            raise ConfigError("JOB_CLAIM_SECONDS must be at least 1")
         if self.idempotency_claim_seconds <= self.ask_timeout_seconds:
             # A claim that lapses while its request may still run would let a retry run it a second time.
             raise ConfigError("IDEMPOTENCY_CLAIM_SECONDS must exceed ASK_TIMEOUT_SECONDS")
@@ -253,6 +264,8 @@ class Settings:
             webhook_timeout_seconds=float(e.get("WEBHOOK_TIMEOUT_SECONDS", "10")),
             webhook_lease_seconds=float(e.get("WEBHOOK_LEASE_SECONDS", "60")),
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
+            webhook_starts_per_turn=int(e.get("WEBHOOK_STARTS_PER_TURN", "4")),
+            webhook_gather_seconds=float(e.get("WEBHOOK_GATHER_SECONDS", "0.005")),
             cli_stream_poll_seconds=float(e.get("CLI_STREAM_POLL_SECONDS", "0.5")),
             cli_stream_keepalive_seconds=float(e.get("CLI_STREAM_KEEPALIVE_SECONDS", "15")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
@@ -278,7 +291,8 @@ class Settings:
             tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),
             billing_interval_seconds=float(e.get("BILLING_INTERVAL_SECONDS", "3600")),
-            billing_claim_seconds=float(e.get("BILLING_CLAIM_SECONDS", "300")),
+            # BILLING_CLAIM_SECONDS: this setting's name before every sweep shared the billing run's claims.
+            job_claim_seconds=float(e.get("JOB_CLAIM_SECONDS", e.get("BILLING_CLAIM_SECONDS", "300"))),
             database_pooler=e.get("DATABASE_POOLER", "").strip().lower(),
             database_listen_url=e.get("DATABASE_LISTEN_URL", "").strip(),
             redis_sentinels=sentinel_addresses(e.get("REDIS_SENTINELS", "")),

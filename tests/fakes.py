@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from core_server.db.errors import StaleFence
 from core_server.kernel.application.clocks import OffsetClock, SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import Clock, FirstClaim, TurnWrite
@@ -220,13 +221,14 @@ class FakeChargeRepository:
                 sums[key] = (amount + captured, count + 1)
         return [DayVolume(day, cur, amount, n) for (day, cur), (amount, n) in sorted(sums.items())]
 
-    async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
-        return self._due(now, limit, owner, awaiting_authorization=False)
+    async def due_for_expiry(self, claim: JobClaim, limit: int, owner: Owner | None = None) -> Sequence[str]:
+        """One process: nothing to claim against."""
+        return self._due(claim.now, limit, owner, awaiting_authorization=False)
 
     async def due_authorizations(
-        self, now: datetime, limit: int, owner: Owner | None = None
+        self, claim: JobClaim, limit: int, owner: Owner | None = None
     ) -> Sequence[str]:
-        return self._due(now, limit, owner, awaiting_authorization=True)
+        return self._due(claim.now, limit, owner, awaiting_authorization=True)
 
     async def charge_id_for_dispute(self, dispute_id: str) -> str | None:
         for charge, _ in self._rows.values():

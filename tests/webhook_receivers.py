@@ -59,6 +59,8 @@ class WebhookReceiver:
     behaviours: dict[str, Behaviour] = field(default_factory=dict)
     overlaps: list[tuple[str, str]] = field(default_factory=list)
     max_concurrency: int = 0
+    connections: int = 0
+    """TCP connections accepted: a sender that keeps connections alive opens few."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     released: threading.Event = field(default_factory=threading.Event)
     _inflight: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -69,7 +71,8 @@ class WebhookReceiver:
         return int(self.server.server_address[1])
 
     def url(self, path: str = "/hook") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        host = self.server.server_address[0]
+        return f"http://{host if isinstance(host, str) else host.decode()}:{self.port}{path}"
 
     def behave(self, path: str, **kwargs: Any) -> None:
         with self.lock:
@@ -118,7 +121,7 @@ class WebhookReceiver:
 
 
 class QuietServer(ThreadingHTTPServer):
-    """Senders close connections without keep-alive; the reset that follows is not an error here."""
+    """Senders abort connections they do not keep; the reset that follows is not an error here."""
 
     daemon_threads = True
     request_queue_size = 128  # the default listen backlog of 5 refuses bursts of concurrent deliveries
@@ -127,11 +130,16 @@ class QuietServer(ThreadingHTTPServer):
         pass
 
 
-def start_receiver(port: int = 0) -> WebhookReceiver:
+def start_receiver(port: int = 0, host: str = "127.0.0.1") -> WebhookReceiver:
     receiver: WebhookReceiver
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            with receiver.lock:
+                receiver.connections += 1
 
         def log_message(self, *_: Any) -> None:
             pass
@@ -194,7 +202,7 @@ def start_receiver(port: int = 0) -> WebhookReceiver:
             self.wfile.write(payload)
             return behaviour.status
 
-    server = QuietServer(("127.0.0.1", port), Handler)
+    server = QuietServer((host, port), Handler)
     receiver = WebhookReceiver(server)
     threading.Thread(
         target=server.serve_forever,

@@ -191,8 +191,7 @@ def _copy_all(conn: psycopg.Connection[Any]) -> int:
         conn,
         "subscriptions",
         "id",
-        {"id": new_id("t.id"), "latest_invoice": new_id("t.latest_invoice"), "idempotency_key": "NULL",
-         "billing_claimed_until": "NULL"},
+        {"id": new_id("t.id"), "latest_invoice": new_id("t.latest_invoice"), "idempotency_key": "NULL"},
     )  # fmt: skip
     _copy(conn, "subscription_items", "subscription_id",
           {"id": new_id("t.id"), "subscription_id": new_id("t.subscription_id")})  # fmt: skip

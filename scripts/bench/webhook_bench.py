@@ -10,8 +10,8 @@ Latency = receipt less the event's `created_at` in PostgreSQL (stamped by the co
 event, so the create's commit counts; the payload's `created` has seconds only). After the load the
 queue gets a bounded time to drain; then anything not received is lost and an (endpoint, event)
 received twice is a duplicate. The ceiling: another process posts signed bodies with the core's own
-sender (HttpWebhookSender, one connection per POST) to the same receiver at the core's default
-concurrency. The receiver has a process of its own, so no client shares its loop.
+sender (HttpWebhookSender, connections kept alive as the core keeps them) to the same receiver at the
+core's default concurrency. The receiver has a process of its own, so no client shares its loop.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ kill point, and a kill of an idle core proves nothing. Two cores billing one run
 test_billing_exactly_once's subject.
 
 Where a kill can land in one subscription's step: before the step's turn (the subscription is still due:
-its claim lapses after BILLING_CLAIM_SECONDS and another run takes it), after the turn that opened the
-period's invoice but before its charge, or after the charge but before the turn that records it. In the
-last case the next attempt of the same (invoice, attempt) gets the existing charge back from its unique
-index, so the charge is recorded once — if something makes that next attempt.
+its claim goes with the dead core's heartbeat, long before JOB_CLAIM_SECONDS, and another run takes it),
+after the turn that opened the period's invoice but before its charge, or after the charge but before the
+turn that records it. In the last case the next attempt of the same (invoice, attempt) gets the existing
+charge back from its unique index, so the charge is recorded once — if something makes that next attempt.
 """
 
 from __future__ import annotations
@@ -36,7 +36,14 @@ from tests.support.table_audit import count, half_written
 pytestmark = pytest.mark.e2e
 
 SUBSCRIPTIONS = 400
-CLAIM_SECONDS = 3  # BILLING_CLAIM_SECONDS: the dead core's claimed batch is taken over after this
+CLAIM_SECONDS = 300  # JOB_CLAIM_SECONDS: the dead core's claims must go with its heartbeat, not this
+LAPSE_SECONDS = 3  # CORE_HEARTBEAT_LAPSE_SECONDS' default
+# Claims of the billing run held by a core that still beats (a dead core's claims are free to take).
+LIVE_CLAIMS = """
+SELECT count(*) FROM job_claims c
+ WHERE c.job = 'billing' AND c.claimed_until > now()
+   AND EXISTS (SELECT 1 FROM core_heartbeats h
+                WHERE h.process = c.claimed_by AND h.last_seen > now() - interval '3 seconds')"""
 KILL_AFTER = 60  # cycle invoices written before the kill: the run is under way, most of it still to do
 # A step between its two turns: the period's invoice is written, its attempt is not recorded yet.
 MID_STEP = "SELECT count(*) FROM invoices WHERE billing_reason = 'subscription_cycle' AND attempt_count = 0"
@@ -56,11 +63,8 @@ class Crash:
 
 
 def settled(dsn: str, merchant_id: str) -> bool:
-    """Nothing due at real time and no claim held: no run has anything left to take."""
-    return (
-        due_left(dsn, merchant_id) == 0
-        and count(dsn, "SELECT count(*) FROM subscriptions WHERE billing_claimed_until > now()") == 0
-    )
+    """Nothing due at real time and no live claim held: no run has anything left to take."""
+    return due_left(dsn, merchant_id) == 0 and count(dsn, LIVE_CLAIMS) == 0
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +76,7 @@ def crash(stack_env: dict[str, str]) -> Iterator[Crash]:
             dsn,
             redis.url,
             BILLING_INTERVAL_SECONDS="1",
-            BILLING_CLAIM_SECONDS=str(CLAIM_SECONDS),
+            JOB_CLAIM_SECONDS=str(CLAIM_SECONDS),
         )
         started: list[RunningProcess] = []
         try:
@@ -105,17 +109,17 @@ def crash(stack_env: dict[str, str]) -> Iterator[Crash]:
             killed_at = time.monotonic()
             mid_step, cycles = count(dsn, MID_STEP), count(dsn, CYCLES)
             assert cycles < SUBSCRIPTIONS, "the kill came after the whole run"
-            # A restarted core takes the run over once the dead core's claims lapse.
+            # A restarted core takes the run over once the dead core's heartbeat lapsed.
             started.append(start_core(env))
             try:
                 wait_until(lambda: settled(dsn, merchant.id), timeout=45, interval=0.2, what="the run to end")
             except AssertionError as exc:
                 due = due_left(dsn, merchant.id)
-                claimed = count(dsn, "SELECT count(*) FROM subscriptions WHERE billing_claimed_until > now()")
+                claimed = count(dsn, LIVE_CLAIMS)
                 logs = "\n".join(core.log_tail(3000) for core in started[-1:] + cores if core is not killed)
                 raise AssertionError(f"{exc}: {due} due, {claimed} claimed; core logs:\n{logs}") from None
             # A second look: a step the survivors were still recording when the first look passed.
-            time.sleep(CLAIM_SECONDS)
+            time.sleep(LAPSE_SECONDS)
             wait_until(lambda: settled(dsn, merchant.id), timeout=15, interval=0.2, what="the run to finish")
             settle = time.monotonic() - killed_at
             print(f"killed at {cycles} cycle invoices ({mid_step} mid-step); settled {settle:.1f}s after")

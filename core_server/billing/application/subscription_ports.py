@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Protocol
 
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.subscription import Subscription
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
@@ -70,14 +70,11 @@ class SubscriptionRepository(Protocol):
     async def find(self, subscription_id: str) -> Subscription | None:
         """Any tenant's subscription by id, for the billing run (read-only: no fence)."""
 
-    async def due_for_billing(self, real_now: datetime, limit: int, owner: Owner | None) -> Sequence[str]:
-        """Ids of subscriptions with a billing step due at their merchant's time for `real_now` (trial or
-        period end, a dunning retry, the UNPAID cancel, a notice), claimed for a while with
-        `FOR UPDATE SKIP LOCKED` so that two cores running the billing run take different batches;
-        only `owner`'s when given."""
-
-    async def release_billing_claim(self, subscription_id: str) -> None:
-        """Ends the run's claim on the subscription (the run is done with it)."""
+    async def due_for_billing(self, claim: JobClaim, limit: int, owner: Owner | None) -> Sequence[str]:
+        """Ids of subscriptions with a billing step due at their merchant's time for `claim.now` (trial or
+        period end, a dunning retry, the UNPAID cancel, a notice), claimed with `claim` (the kernel's
+        job claims) so that two cores running the billing run take different batches; only `owner`'s,
+        unclaimed, when given."""
 
     async def find_by_idempotency_key(
         self, merchant_id: str, environment: Environment, key: str

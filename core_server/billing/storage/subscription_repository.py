@@ -32,6 +32,7 @@ from core_server.billing.storage.subscription_writes import create_statement, sa
 from core_server.db.errors import StaleFence, StorageError, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
@@ -39,6 +40,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.clock_offsets import merchant_time_join, sandbox_rows
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import fetch_page_and_count
 
 PERIOD_INVOICE_INDEX = "invoices_one_per_period"
@@ -53,15 +55,6 @@ class PeriodAlreadyInvoiced(StorageError):
     A subscription's saves are serialized by its fence, so this is a backstop against a double billing
     turn rather than an answer a client can provoke."""
 
-
-BILLING_CLAIM = timedelta(minutes=5)
-# A run that is done with a subscription hands it back at once: the next step due (tomorrow's retry, a
-# sandbox clock moved on) is found by the next pass, not only after the claim lapses.
-_RELEASE_CLAIM = "UPDATE subscriptions SET billing_claimed_until = NULL WHERE id = %s"
-"""How long a batch claimed by one core's billing run is passed over by the others' (database time).
-
-Long enough for the run to apply a batch's steps; a core that dies mid-batch leaves its claims to lapse,
-and the next run takes the subscriptions over."""
 
 _ACTIVATE = "UPDATE subscriptions SET fence_token = fence_token + 1 WHERE id = %s RETURNING *"
 _TENANT = " WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
@@ -218,23 +211,20 @@ candidates AS (
 )"""
 )
 
-# The periodic run: the earliest-due batch not claimed by another core, claimed now. SKIP LOCKED passes
-# over the rows another core is claiming this moment; one it claimed and committed fails the claim test
-# when re-checked, so two cores never return the same subscription while a claim holds.
+# The periodic run: the earliest-due batch no other core holds a claim on; PgJobClaims.due claims it in
+# the same statement (kernel/storage/job_claims.py), so two cores take different batches.
 _CLAIM_DUE = (
     "WITH"
     + _CANDIDATES
     + """
-UPDATE subscriptions SET billing_claimed_until = now() + %(claim)s::bigint * interval '1 second'
- WHERE id IN (
-   SELECT s.id FROM candidates c JOIN subscriptions s ON s.id = c.id"""
+SELECT s.id FROM candidates c JOIN subscriptions s ON s.id = c.id"""
     + _DUE_AT
     + """
-    WHERE due.at <= m.at AND (s.billing_claimed_until IS NULL OR s.billing_claimed_until < now())
-    ORDER BY due.at, s.seq
-    LIMIT %(limit)s
-    FOR UPDATE OF s SKIP LOCKED)
-RETURNING id"""
+ WHERE due.at <= m.at AND """
+    + unclaimed("s.id")
+    + """
+ ORDER BY due.at, s.seq
+ LIMIT %(limit)s"""
 )
 
 # After one merchant's sandbox clock moved: all its due subscriptions of that environment, claimed or
@@ -251,14 +241,13 @@ _OWNER_DUE = (
 )
 
 
-def _due_params(real_now: datetime, limit: int, owner: Owner | None, claim: timedelta) -> dict[str, Any]:
+def _due_params(real_now: datetime, limit: int, owner: Owner | None) -> dict[str, Any]:
     return {
         "now": real_now,
         "limit": limit,
         "notice_ahead": NOTICE_AHEAD // timedelta(seconds=1),
         "unpaid_grace": UNPAID_GRACE // timedelta(seconds=1),
         "refund_grace": CANCEL_REFUND_GRACE // timedelta(seconds=1),
-        "claim": claim // timedelta(seconds=1),
         "trial_kind": TRIAL_WILL_END,
         "upcoming_kind": INVOICE_UPCOMING,
         "merchant_id": owner.merchant_id if owner else None,
@@ -275,12 +264,11 @@ class PgSubscriptionRepository:
         self,
         pool: DbPool,
         claims: PgIdempotencyStore | None = None,
-        *,
-        billing_claim: timedelta = BILLING_CLAIM,
+        jobs: PgJobClaims | None = None,
     ) -> None:
         self._pool = pool
-        # BILLING_CLAIM_SECONDS: how long a dead core's claimed batch waits before another run takes it.
-        self._billing_claim = billing_claim
+        # The billing run's claims (kernel/storage/job_claims.py), in this core's name.
+        self._jobs = jobs or PgJobClaims(pool)
         # Keys the fingerprints of first claims exactly as the idempotency store keys its own.
         self._claims = claims or PgIdempotencyStore(pool)
 
@@ -330,25 +318,19 @@ class PgSubscriptionRepository:
         return await self._one(_GET, _tenant(merchant_id, environment, subscription_id))
 
     @wraps_psycopg_errors
-    async def release_billing_claim(self, subscription_id: str) -> None:
-        async with self._pool.connection() as conn:
-            await conn.execute(_RELEASE_CLAIM, (subscription_id,))
-
-    @wraps_psycopg_errors
     async def find(self, subscription_id: str) -> Subscription | None:
         return await self._one(_FIND, {"id": subscription_id})
 
     @wraps_psycopg_errors
-    async def due_for_billing(self, real_now: datetime, limit: int, owner: Owner | None) -> Sequence[str]:
-        """Without `owner`, the batch is claimed for the billing claim (BILLING_CLAIM unless configured):
-        the same call (from this core or another) passes it over until the claim lapses, so a batch is
-        worked on by one core at a time and the run's next call takes the next batch."""
+    async def due_for_billing(self, claim: JobClaim, limit: int, owner: Owner | None) -> Sequence[str]:
+        """Without `owner`, the batch is claimed for `claim`: the same call (from this core or another)
+        passes it over while the claim holds, so a batch is worked on by one core at a time and the
+        run's next call takes the next batch."""
         statement = _CLAIM_DUE if owner is None else _OWNER_DUE
         async with self._pool.connection() as conn:
-            rows = await (
-                await conn.execute(statement, _due_params(real_now, limit, owner, self._billing_claim))
-            ).fetchall()
-        return [row["id"] for row in rows]
+            return await self._jobs.due(
+                conn, statement, _due_params(claim.now, limit, owner), claim, claiming=owner is None
+            )
 
     @wraps_psycopg_errors
     async def find_by_idempotency_key(

@@ -37,7 +37,6 @@ RESET_STEPS: tuple[ResetStep, ...] = (
     ResetStep("portal_session", "portal_sessions"),
     # The ledger and payouts.
     ResetStep("balance_transaction", "balance_transactions"),
-    ResetStep(None, "payout_claims"),
     ResetStep("payout", "payouts"),
     # Recurring billing, children first.
     ResetStep(None, "invoice_credits"),

@@ -90,7 +90,7 @@ queued AS (
     FROM receivers
   ON CONFLICT (event_id, endpoint_id) DO UPDATE
      SET status = 'pending', attempt_count = 0, next_attempt_at = EXCLUDED.next_attempt_at,
-         requeued = d.locked_until IS NOT NULL AND d.locked_until > EXCLUDED.next_attempt_at,
+         requeued = d.claimed_until IS NOT NULL AND d.claimed_until > EXCLUDED.next_attempt_at,
          updated_at = now()
   RETURNING d.id
 )

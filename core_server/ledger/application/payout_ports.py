@@ -8,8 +8,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.outbox import OutboxEvent
-from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.ledger.domain.payout import Payout, PayoutPlan, PayoutStatus, Settleable
@@ -35,11 +35,10 @@ class PayoutQuery:
 
 
 class PayoutRepository(Protocol):
-    async def claim_due(self, real_now: datetime, limit: int) -> Sequence[Owner]:
-        """Merchant environments with a payout or an arrival due at their time, not held by another
-        core's run, claimed for this one."""
-
-    async def release_claim(self, owner: Owner) -> None: ...
+    async def claim_due(self, claim: JobClaim, limit: int) -> Sequence[str]:
+        """Merchant environments (`merchant_id/environment`) with a payout or an arrival due at their
+        time for `claim.now`, not held by another core's run, claimed with `claim` (the kernel's job
+        claims; the sweep hands them back)."""
 
     async def settings(self, merchant_id: str) -> PayoutSettings | None: ...
 

@@ -18,26 +18,24 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.outbox import OutboxEvent
-from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.clock_offsets import merchant_time_join
+from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.kernel.storage.outbox import NOTIFY_COLUMN, OUTBOX_CTES, event_params
 from core_server.ledger.application.payout_ports import PayoutQuery, PayoutSettings
 from core_server.ledger.domain.payout import MINIMUMS, Payout, PayoutPlan, PayoutStatus, Settleable
 from core_server.security.payout_account import PayoutAccountBox
-
-PAYOUT_CLAIM = timedelta(minutes=5)
-"""How long a merchant's environment claimed by one core's run is passed over by the others'."""
 
 _TXN_ID = """'txn_' || left(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()),
                                      'base64'), '+/=', 'pQz'), 24)"""
@@ -51,9 +49,9 @@ _DAY = """CASE mer.payout_schedule
 
 # The periodic run: merchant environments with an arrival due, or a currency whose unsettled rows
 # available at the schedule day's midnight reach the minimum and have no payout for that day yet —
-# those no other core holds, claimed now. Candidates come from real time (offsets are never negative)
-# plus every merchant with a sandbox clock. The claim's ON CONFLICT re-checks the expiry under the row
-# lock, so two cores never both claim one merchant environment.
+# those no other core holds a claim on (`merchant_id/environment`, the job's entity), claimed by
+# PgJobClaims.due in the same statement. Candidates come from real time (offsets are never negative)
+# plus every merchant with a sandbox clock.
 _CLAIM_DUE = (
     """
 WITH minimums AS (
@@ -77,9 +75,9 @@ days AS (
 ),
 due AS (
   SELECT d.merchant_id, d.environment FROM days d
-   WHERE NOT EXISTS (SELECT 1 FROM payout_claims c
-                      WHERE c.merchant_id = d.merchant_id AND c.environment = d.environment
-                        AND c.claimed_until >= now())
+   WHERE """
+    + unclaimed("(d.merchant_id || '/' || d.environment)")
+    + """
      AND (EXISTS (SELECT 1 FROM payouts po
                    WHERE po.merchant_id = d.merchant_id AND po.environment = d.environment
                      AND po.status = 'pending' AND po.arrival_date <= d.at)
@@ -95,15 +93,8 @@ due AS (
    ORDER BY d.merchant_id, d.environment
    LIMIT %(limit)s
 )
-INSERT INTO payout_claims AS c (merchant_id, environment, claimed_until)
-SELECT merchant_id, environment, now() + %(claim)s::bigint * interval '1 second' FROM due
-ON CONFLICT (merchant_id, environment) DO UPDATE SET claimed_until = EXCLUDED.claimed_until
- WHERE c.claimed_until < now()
-RETURNING merchant_id, environment
+SELECT merchant_id || '/' || environment AS id FROM due
 """
-)
-_RELEASE_CLAIM = (
-    "DELETE FROM payout_claims WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
 )
 
 _SETTINGS = """
@@ -280,28 +271,22 @@ def _payout(row: dict[str, Any]) -> Payout:
 
 
 class PgPayoutRepository:
-    def __init__(self, pool: DbPool, accounts: PayoutAccountBox, *, claim: timedelta = PAYOUT_CLAIM) -> None:
+    def __init__(self, pool: DbPool, accounts: PayoutAccountBox, jobs: PgJobClaims | None = None) -> None:
         self._pool = pool
         self._accounts = accounts  # the account number is sealed at rest (DESIGN §10.9)
-        self._claim = claim
+        # The run's claims (kernel/storage/job_claims.py), in this core's name.
+        self._jobs = jobs or PgJobClaims(pool)
 
     @wraps_psycopg_errors
-    async def claim_due(self, real_now: datetime, limit: int) -> builtins.list[Owner]:
+    async def claim_due(self, claim: JobClaim, limit: int) -> builtins.list[str]:
         params = {
-            "now": real_now,
+            "now": claim.now,
             "limit": limit,
-            "claim": self._claim // timedelta(seconds=1),
             "min_currencies": list(MINIMUMS),
             "min_amounts": list(MINIMUMS.values()),
         }
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_CLAIM_DUE, params)).fetchall()
-        return [Owner(row["merchant_id"], Environment(row["environment"])) for row in rows]
-
-    @wraps_psycopg_errors
-    async def release_claim(self, owner: Owner) -> None:
-        async with self._pool.connection() as conn:
-            await conn.execute(_RELEASE_CLAIM, _scope(owner.merchant_id, owner.environment))
+            return await self._jobs.due(conn, _CLAIM_DUE, params, claim, claiming=True)
 
     @wraps_psycopg_errors
     async def settings(self, merchant_id: str) -> PayoutSettings | None:

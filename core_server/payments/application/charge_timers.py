@@ -6,13 +6,13 @@ Both end in the charge's actor applying `Charge.expire_if_due` at its merchant's
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
 
 from core_server.actors import ActorRegistry
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.payments.application.charge_commands import ExpireIfDue
 
-FindDue = Callable[[datetime, int, Owner | None], Awaitable[Sequence[str]]]
+FindDue = Callable[[JobClaim, int, Owner | None], Awaitable[Sequence[str]]]
 
 
 class ChargeTimer:
@@ -23,8 +23,8 @@ class ChargeTimer:
         self._actors = actors
         self._ask_timeout = ask_timeout
 
-    async def find_due(self, real_now: datetime, limit: int, owner: Owner | None) -> Sequence[str]:
-        return await self._find_due(real_now, limit, owner)
+    async def find_due(self, claim: JobClaim, limit: int, owner: Owner | None) -> Sequence[str]:
+        return await self._find_due(claim, limit, owner)
 
     async def run(self, entity_id: str) -> bool:
         return bool(await self._actors.ask(entity_id, ExpireIfDue(), timeout=self._ask_timeout))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
@@ -68,13 +69,15 @@ class ChargeRepository(Protocol):
     ) -> Sequence[DayVolume]:
         """Per (UTC day, currency), the captures with `since <= captured_at < until`, oldest first."""
 
-    async def due_for_expiry(self, now: datetime, limit: int, owner: Owner | None = None) -> Sequence[str]:
-        """Checkouts past 24 h and holds past 7 days, at each merchant's time for real time `now`."""
+    async def due_for_expiry(self, claim: JobClaim, limit: int, owner: Owner | None = None) -> Sequence[str]:
+        """Checkouts past 24 h and holds past 7 days, at each merchant's time for real time `claim.now`;
+        claimed with `claim` unless `owner` (the kernel's job claims; TimerSweep's DueWork)."""
 
     async def due_authorizations(
-        self, now: datetime, limit: int, owner: Owner | None = None
+        self, claim: JobClaim, limit: int, owner: Owner | None = None
     ) -> Sequence[str]:
-        """Pending charges whose asynchronous authorization has fallen due, at each merchant's time."""
+        """Pending charges whose asynchronous authorization has fallen due, at each merchant's time;
+        claimed with `claim` unless `owner`."""
 
     async def charge_id_for_dispute(self, dispute_id: str) -> str | None: ...
 

@@ -13,6 +13,7 @@ from psycopg.rows import DictRow
 from core_server.db.errors import StaleFence, wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
@@ -20,6 +21,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.clock_offsets import sandbox_rows
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
+from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
 from core_server.payments.application.ports import ChargeQuery, DayVolume, InvoiceAttemptTaken
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge
@@ -105,6 +107,7 @@ _CURSOR_EXISTS = (
 # clock made due. `merchant_id`/`environment` (both or neither) keep one merchant's charges only.
 _OWNER_FILTER = (
     "(%(merchant_id)s::text IS NULL OR (c.merchant_id = %(merchant_id)s AND c.environment = %(environment)s))"
+    " AND " + unclaimed("c.id")
 )
 _DUE_AUTHORIZATIONS = (
     """
@@ -157,6 +160,7 @@ UNION ALL
 
 
 def _due_params(now: datetime, limit: int, owner: Owner | None) -> dict[str, Any]:
+    """The due queries' own parameters (PgJobClaims.due adds the claim's)."""
     return {
         "now": now,
         "hold_start": now - AUTHORIZATION_HOLD,
@@ -167,8 +171,12 @@ def _due_params(now: datetime, limit: int, owner: Owner | None) -> dict[str, Any
 
 
 class PgChargeRepository:
-    def __init__(self, pool: DbPool, claims: PgIdempotencyStore | None = None) -> None:
+    def __init__(
+        self, pool: DbPool, claims: PgIdempotencyStore | None = None, jobs: PgJobClaims | None = None
+    ) -> None:
         self._pool = pool
+        # The timers' claims (kernel/storage/job_claims.py), in this core's name.
+        self._jobs = jobs or PgJobClaims(pool)
         # Lists count and page in PostgreSQL: a few at a time, the rest queue in order (scan_gate).
         self._scans = gate_for(pool)
         # Keys the fingerprints of first claims exactly as the idempotency store keys its own.
@@ -259,19 +267,21 @@ class PgChargeRepository:
 
     @wraps_psycopg_errors
     async def due_for_expiry(
-        self, now: datetime, limit: int, owner: Owner | None = None
+        self, claim: JobClaim, limit: int, owner: Owner | None = None
     ) -> builtins.list[str]:
+        """Charges to expire or void, claimed for `claim` unless `owner` (see TimerSweep's DueWork)."""
+        params = _due_params(claim.now, limit, owner)
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_DUE_FOR_EXPIRY, _due_params(now, limit, owner))).fetchall()
-        return [row["id"] for row in rows]
+            return await self._jobs.due(conn, _DUE_FOR_EXPIRY, params, claim, claiming=owner is None)
 
     @wraps_psycopg_errors
     async def due_authorizations(
-        self, now: datetime, limit: int, owner: Owner | None = None
+        self, claim: JobClaim, limit: int, owner: Owner | None = None
     ) -> builtins.list[str]:
+        """Asynchronous authorizations due, claimed for `claim` unless `owner`."""
+        params = _due_params(claim.now, limit, owner)
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_DUE_AUTHORIZATIONS, _due_params(now, limit, owner))).fetchall()
-        return [row["id"] for row in rows]
+            return await self._jobs.due(conn, _DUE_AUTHORIZATIONS, params, claim, claiming=owner is None)
 
     @wraps_psycopg_errors
     async def find_invoice_attempt(self, invoice_id: str, attempt: int) -> Charge | None:

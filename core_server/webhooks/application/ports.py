@@ -128,19 +128,11 @@ class DeliveryQueue(Protocol):
     async def announce(self) -> None:
         """Wakes every dispatcher (a backlog is left after a full claim: peers should take their share)."""
 
-    async def record(
-        self,
-        claimed: ClaimedDelivery,
-        attempt: DeliveryAttempt,
-        retry_at: datetime | None,
-        *,
-        timed_out: bool = False,
-        now: datetime | None = None,
-    ) -> bool:
-        """Stores the attempt, moves the delivery on (succeeded, retry at `retry_at`, or failed when
-        None) unless a resend re-queued it meanwhile, and updates the endpoint's health and its pause
-        (webhook_pause.py; `now` is real time). True when a resend re-queued it: the delivery is due
-        again now."""
+    async def record(self, records: Sequence[AttemptRecord]) -> list[bool]:
+        """Stores the attempts in one statement, moves each delivery on (succeeded, retry at
+        `retry_at`, or failed when None) unless a resend re-queued it meanwhile, and updates the
+        endpoints' health and pause (webhook_pause.py, each endpoint's outcomes in order). One answer
+        per record, in order: True when a resend re-queued it (the delivery is due again now)."""
 
     async def list_for_endpoint(
         self, endpoint_id: str, limit: int, starting_after: str | None, tenant: str = ""
@@ -158,6 +150,17 @@ class SendResult:
     timed_out: bool = False
     """No answer (or no connection) within the time-out: the attempt held its slot the whole time. Kept
     apart from `error`, whose text does not tell a dropped connection from a refused one."""
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """One finished attempt, to be recorded: `now` is real time (the endpoint's pause runs on it)."""
+
+    claimed: ClaimedDelivery
+    attempt: DeliveryAttempt
+    retry_at: datetime | None
+    timed_out: bool
+    now: datetime
 
 
 class WebhookSender(Protocol):

@@ -1,11 +1,12 @@
 """WebhookDispatcher: claims due deliveries, signs and sends them with bounded concurrency, records each.
 
-Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once
-(`locked_until`, `claim_token`), then the POST happens outside any transaction, then the attempt is
-recorded in its own transaction, fenced by the claim token. The lease is longer than the whole
-attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event, endpoint) pair is in flight at
-one worker at a time; a worker that dies mid-attempt leaves a lease that lapses, and another worker
-retries the pair (deliveries are at-least-once; receivers deduplicate by the event id).
+Safety with several cores: a claim leases rows with `FOR UPDATE SKIP LOCKED` and commits at once (the
+kernel's job claim on the row: `claimed_until`, `claimed_by`, `claim_token`), then the POST happens
+outside any transaction, then the attempt is recorded in its own transaction, fenced by the claim token.
+The lease is longer than the whole attempt (DNS + connect + answer ≤ the 10 s timeout), so an (event,
+endpoint) pair is in flight at one worker at a time; a worker that dies mid-attempt leaves a claim that
+lapses with its heartbeat, and another worker retries the pair (deliveries are at-least-once; receivers
+deduplicate by the event id).
 
 A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
 `concurrency` attempts run per process, at most `per_endpoint` of them for one endpoint, and at most
@@ -14,6 +15,13 @@ A receiver can slow nobody else down: every attempt is bounded by the timeout, a
 slots only ever go to a merchant with nothing in flight here: however many accounts point endpoints at
 silent receivers, another merchant's event finds a free slot at once (DESIGN §10.9). An endpoint that
 keeps timing out is paused with back-off (webhook_pause.py), so silent receivers stop holding slots.
+
+Deliveries get a bounded share of the core, so they cannot starve the request path that shares its event
+loop: at most `concurrency` sends at once, and at most `starts_per_turn` attempts started per turn of the
+loop (requests ready meanwhile run between two groups). Each attempt costs little beyond its POST: a
+wake-up waits `gather` seconds so the deliveries committed meanwhile are one claim, the records of the
+attempts finishing together are one statement (attempt_recorder.py), and the sender keeps connections
+alive per endpoint and checked address.
 """
 
 from __future__ import annotations
@@ -30,7 +38,9 @@ from core_server.kernel.application.ports import Clocks
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.metrics import WEBHOOK_ATTEMPTS
 from core_server.task_stop import cancel_and_wait
+from core_server.webhooks.application.attempt_recorder import AttemptRecorder
 from core_server.webhooks.application.ports import (
+    AttemptRecord,
     ClaimedDelivery,
     DeliveryQueue,
     HostResolver,
@@ -54,6 +64,11 @@ logger = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_SECONDS = 3.0
 ANNOUNCE_INTERVAL_SECONDS = 1.0
+STARTS_PER_TURN = 4
+"""WEBHOOK_STARTS_PER_TURN's default: attempts started per turn of the event loop."""
+GATHER_SECONDS = 0.005
+"""WEBHOOK_GATHER_SECONDS' default: how long a wake-up waits before it claims, and a finished attempt
+before it is recorded, so the commits and the answers of those few ms go in one statement each."""
 
 
 class WebhookDispatcher:
@@ -74,10 +89,15 @@ class WebhookDispatcher:
         lease: timedelta = timedelta(seconds=60),
         poll_interval: float = 5.0,
         allow_private_targets: bool = False,
+        starts_per_turn: int = STARTS_PER_TURN,
+        gather: float = GATHER_SECONDS,
     ) -> None:
         if lease.total_seconds() <= timeout:
             raise ValueError("the claim lease must outlast an attempt, or two workers could send one pair")
         self._queue = queue
+        self._recorder = AttemptRecorder(queue.record, gather=gather)
+        self._gather = gather
+        self._starts_per_turn = max(1, starts_per_turn)
         self._sender = sender
         self._resolver = resolver
         self._sealer = sealer
@@ -104,6 +124,11 @@ class WebhookDispatcher:
         self._room_bound = False
         self.attempts_made = 0
         self._announced_at = float("-inf")
+
+    @property
+    def record_statements(self) -> int:
+        """Statements that recorded attempts so far (several attempts each under load)."""
+        return self._recorder.statements
 
     async def run_once(self) -> int:
         """Claims what fits into the free slots, makes those attempts and records them; returns how many."""
@@ -137,17 +162,22 @@ class WebhookDispatcher:
                         raise
                     except Exception:  # noqa: BLE001 - the database may be down; poll again later
                         logger.exception("claiming webhook deliveries failed")
-                for delivery in claimed:
+                for started, delivery in enumerate(claimed, 1):
                     name = f"webhook-{delivery.delivery_id}"
                     task = asyncio.create_task(self._deliver(delivery), name=name)
                     self._tasks.add(task)
                     task.add_done_callback(self._tasks.discard)
+                    if started % self._starts_per_turn == 0:
+                        # The loop's other work (requests) runs before the next group starts.
+                        await asyncio.sleep(0)
                 if free > 0 and len(claimed) == free:
                     continue  # every free slot was filled: more may be due right now
                 # Sleeps until a NOTIFY, a finished attempt that frees room the last claim lacked (a slot,
                 # an endpoint's or a merchant's quota) or that a resend re-queued, or the poll.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                    if self._gather > 0:
+                        await asyncio.sleep(self._gather)  # the commits of these few ms: one claim
         finally:
             # Shutdown: attempts in flight get a moment to finish and be recorded; whatever is cut off
             # keeps its lease and is sent again by any core once the lease lapses (at-least-once).
@@ -240,9 +270,10 @@ class WebhookDispatcher:
             )
             due_again = False
             try:
-                # Awaits the record transaction; if it fails, the lease lapses and the pair is tried again.
-                due_again = await self._queue.record(
-                    claimed, attempt, retry_at, timed_out=result.timed_out, now=self._clocks.system().now()
+                # Awaits the batch's record statement; if it fails, the claim lapses and the pair is tried
+                # again.
+                due_again = await self._recorder.record(
+                    AttemptRecord(claimed, attempt, retry_at, result.timed_out, self._clocks.system().now())
                 )
             except Exception:  # noqa: BLE001
                 logger.exception("recording webhook attempt %s failed", claimed.delivery_id)

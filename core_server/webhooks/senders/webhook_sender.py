@@ -1,4 +1,4 @@
-"""HttpWebhookSender: one POST per attempt on its own connection, pinned to the checked address, never
+"""HttpWebhookSender: POSTs on kept-alive connections per endpoint, pinned to the checked address, never
 redirected."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import httpx
 
 from core_server.webhooks.application.ports import SendResult
 from core_server.webhooks.domain.webhook_url import WebhookTarget
+from core_server.webhooks.senders.connection_pool import IdleConnections, PooledConnection, PoolKey
 
 logger = logging.getLogger(__name__)
 
@@ -25,24 +26,32 @@ NO_VALID_ANSWER = "no valid HTTP answer"
 # before the dispatcher's whole-attempt deadline could report it as "no answer", like a hanging receiver.
 CONNECT_SHARE = 0.8
 MAX_HEAD_BYTES = 64 * 1024  # an answer's status line and headers; more is no valid answer
+MAX_BODY_BYTES = 64 * 1024  # an answer's body read to keep its connection; a longer one closes it
+BODY_SECONDS = 0.5  # an answer's body must follow its head this fast, or the connection is closed
 READ_BYTES = 16 * 1024
 
 
+class _NotAnswered(Exception):
+    """A reused connection was closed or reset before any byte of an answer: the receiver dropped it while
+    idle, so the request is sent once more on a fresh connection."""
+
+
 class HttpWebhookSender:
-    """The response body is never read: a receiver answering gigabytes costs us nothing.
+    """Connections are kept alive per (scheme, host, port, checked address) (connection_pool.py): the
+    address is the one the dispatcher resolved and checked for this attempt, so reuse never skips the
+    SSRF check, and a TLS session verified for one host never carries another host's request.
 
-    Connections are not kept alive: a pooled connection is keyed by IP, and a TLS session proven
-    for one host must not carry a request for another host on the same address.
-
-    One POST is one connection to the pinned address, written and read with asyncio streams and h11
-    (httpx's own HTTP/1.1 parser) rather than through httpx's client: with no connection to reuse, the
-    client's pool and its layers were all cost — most of the core's CPU per delivery under a steady
-    event rate. TLS is httpx's context (its CA bundle, verification on) with SNI set to the URL's host.
+    Each POST is written and read with asyncio streams and h11 (httpx's own HTTP/1.1 parser) rather than
+    through httpx's client, whose layers were most of the core's CPU per delivery. TLS is httpx's context
+    (its CA bundle, verification on) with SNI set to the URL's host. An answer's body is read only to keep
+    the connection (at most MAX_BODY_BYTES, within BODY_SECONDS): a receiver answering gigabytes costs one
+    closed connection.
     """
 
     def __init__(self, max_connections: int = 64) -> None:
         self._slots = asyncio.Semaphore(max_connections)
         self._tls = httpx.create_ssl_context(trust_env=False)
+        self.connections = IdleConnections()
 
     async def send(
         self,
@@ -61,57 +70,127 @@ class HttpWebhookSender:
                 ("User-Agent", USER_AGENT),
                 *headers.items(),
                 ("Content-Length", str(len(body))),
-                ("Connection", "close"),
             ],
         )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        key: PoolKey = (target.scheme, target.host, target.port, address)
         async with self._slots:
+            conn = self.connections.take(key)
+            if conn is not None:
+                try:
+                    return await self._post(key, conn, request, body, deadline, timeout)
+                except _NotAnswered:
+                    pass  # dropped while idle: a fresh connection below
             try:
-                async with asyncio.timeout_at(loop.time() + timeout * CONNECT_SHARE):
-                    reader, writer = await asyncio.open_connection(
-                        address,
-                        target.port,
-                        ssl=self._tls if target.scheme == "https" else None,
-                        server_hostname=target.host if target.scheme == "https" else None,
-                        limit=MAX_HEAD_BYTES,
-                    )
+                # Within the attempt's deadline, also after a kept connection turned out dropped.
+                async with asyncio.timeout_at(min(deadline, loop.time() + timeout * CONNECT_SHARE)):
+                    conn = await self._connect(target, address)
             except (OSError, TimeoutError) as exc:
                 # The operator's log keeps the cause (no URL: its query may be the merchant's business).
                 cause = "ConnectTimeout" if isinstance(exc, TimeoutError) else "ConnectError"
                 logger.info("webhook connection failed: %s", cause)
                 return SendResult(None, CONNECTION_FAILED, timed_out=isinstance(exc, TimeoutError))
             try:
-                async with asyncio.timeout_at(deadline):
-                    return SendResult(await _exchange(reader, writer, request, body), None)
-            except TimeoutError:
-                return SendResult(None, f"no answer within {timeout:.3g} s", timed_out=True)
-            except (OSError, EOFError, ValueError, h11.ProtocolError) as exc:
-                # Connected, but what came back was no HTTP answer; errno text would still say too much.
-                logger.info("webhook answer unusable: %s", type(exc).__name__)
+                return await self._post(key, conn, request, body, deadline, timeout)
+            except _NotAnswered:
                 return SendResult(None, NO_VALID_ANSWER)
-            finally:
-                writer.transport.abort()  # nothing more is read: no lingering close, no body drained
+
+    async def _connect(self, target: WebhookTarget, address: str) -> PooledConnection:
+        reader, writer = await asyncio.open_connection(
+            address,
+            target.port,
+            ssl=self._tls if target.scheme == "https" else None,
+            server_hostname=target.host if target.scheme == "https" else None,
+            limit=MAX_HEAD_BYTES,
+        )
+        self.connections.opened += 1
+        return PooledConnection(
+            reader, writer, h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+        )
+
+    async def _post(
+        self,
+        key: PoolKey,
+        conn: PooledConnection,
+        request: h11.Request,
+        body: bytes,
+        deadline: float,
+        timeout: float,  # noqa: ASYNC109 - only quoted in the error
+    ) -> SendResult:
+        """One request on `conn`; the connection is kept when its answer was read to the end."""
+        keep = False
+        try:
+            async with asyncio.timeout_at(deadline):
+                status = await _exchange(conn, request, body)
+            keep = await _finish_body(
+                conn, min(BODY_SECONDS, max(deadline - asyncio.get_running_loop().time(), 0))
+            )
+            return SendResult(status, None)
+        except TimeoutError:
+            return SendResult(None, f"no answer within {timeout:.3g} s", timed_out=True)
+        except _NotAnswered:
+            raise
+        except (OSError, EOFError, ValueError, h11.ProtocolError) as exc:
+            # Connected, but what came back was no HTTP answer; errno text would still say too much.
+            logger.info("webhook answer unusable: %s", type(exc).__name__)
+            return SendResult(None, NO_VALID_ANSWER)
+        finally:
+            if keep:
+                self.connections.give_back(key, conn)
+            else:
+                conn.abort()  # no lingering close, no body drained
 
     async def close(self) -> None:
-        pass
+        self.connections.close()
 
 
-async def _exchange(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: h11.Request, body: bytes
-) -> int:
+async def _exchange(conn: PooledConnection, request: h11.Request, body: bytes) -> int:
     """Writes the request, reads up to the final answer's head; returns its status code."""
-    conn = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
-    writer.write(conn.send(request) + conn.send(h11.Data(data=body)) + conn.send(h11.EndOfMessage()))
-    await writer.drain()
-    while True:
-        event = conn.next_event()
-        if event is h11.NEED_DATA:
-            chunk = await reader.read(READ_BYTES)
-            if not chunk:
-                raise EOFError("closed before an answer")
-            conn.receive_data(chunk)
-        elif isinstance(event, h11.Response):
-            return int(event.status_code)
-        elif not isinstance(event, h11.InformationalResponse):
-            raise ValueError("no HTTP answer")
+    http, reader, writer = conn.http, conn.reader, conn.writer
+    answered = False
+    try:
+        writer.write(http.send(request) + http.send(h11.Data(data=body)) + http.send(h11.EndOfMessage()))
+        await writer.drain()
+        while True:
+            event = http.next_event()
+            if event is h11.NEED_DATA:
+                chunk = await reader.read(READ_BYTES)
+                if not chunk:
+                    raise EOFError("closed before an answer")
+                answered = True
+                http.receive_data(chunk)
+            elif isinstance(event, h11.Response):
+                return int(event.status_code)
+            elif not isinstance(event, h11.InformationalResponse):
+                raise ValueError("no HTTP answer")
+    except (EOFError, ConnectionError) as exc:
+        if conn.reused and not answered:
+            raise _NotAnswered from exc
+        raise
+
+
+async def _finish_body(conn: PooledConnection, seconds: float) -> bool:
+    """Reads the rest of the answer (at most MAX_BODY_BYTES, within `seconds`); True when the connection
+    may carry the next request."""
+    http = conn.http
+    read = 0
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                event = http.next_event()
+                if event is h11.NEED_DATA:
+                    chunk = await conn.reader.read(READ_BYTES)
+                    if not chunk:
+                        return False
+                    http.receive_data(chunk)
+                elif isinstance(event, h11.Data):
+                    read += len(event.data)
+                    if read > MAX_BODY_BYTES:
+                        return False
+                elif isinstance(event, h11.EndOfMessage):
+                    return http.our_state is h11.DONE and http.their_state is h11.DONE
+                else:
+                    return False
+    except (TimeoutError, OSError, h11.ProtocolError):
+        return False

@@ -1,4 +1,9 @@
-"""PgDeliveryQueue: claims due deliveries with FOR UPDATE SKIP LOCKED, records attempts, lists them."""
+"""PgDeliveryQueue: claims due deliveries with FOR UPDATE SKIP LOCKED, records attempts, lists them.
+
+A delivery is a job of its own row: its claim is the kernel's (kernel/storage/job_claims.py) — the row's
+`claimed_until`, `claimed_by` and `claim_token`, free once lapsed or once the claiming core's heartbeat
+lapsed — written on the row the claim and the record touch anyway.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +17,14 @@ import psycopg
 from core_server.db.errors import wraps_psycopg_errors
 from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.sealed import Sealed
 from core_server.kernel.storage.clock_offsets import merchant_time_sql
+from core_server.kernel.storage.job_claims import RELEASED, STAMP, PgJobClaims, claim_free
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
-from core_server.webhooks.application.ports import ClaimedDelivery
+from core_server.webhooks.application.ports import AttemptRecord, ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from core_server.webhooks.domain.webhook_pause import PAUSE_AFTER_TIMEOUTS, EndpointPause
@@ -31,14 +38,14 @@ from core_server.webhooks.storage.delivery_rows import (
 
 _PENDING_COUNT = "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending'"
 # `next_attempt_at` is in the merchant's time (a TEST endpoint's retries follow its merchant's sandbox
-# clock, DESIGN §9), so it is compared with real time plus that clock's offset; the claim's lease is
-# real time.
+# clock, DESIGN §9), so it is compared with real time plus that clock's offset; the claim is real time.
 _DUE = (
     """d.status = 'pending'
           AND d.next_attempt_at <= """
     + merchant_time_sql("w.merchant_id", "w.environment")
     + """
-          AND (d.locked_until IS NULL OR d.locked_until <= %(now)s)"""
+          AND """
+    + claim_free("d")
 )
 # Due deliveries shared round-robin across merchants (DESIGN §10.9): each candidate's `load` is how many
 # slots its merchant would hold with it (attempts in flight here plus its rank among the merchant's
@@ -78,7 +85,9 @@ candidates AS (
       AND (w.paused_until IS NULL OR w.paused_until <= %(now)s)
       AND (w.consecutive_timeouts < %(probe_after)s OR NOT EXISTS (
             SELECT 1 FROM webhook_deliveries leased
-             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND leased.locked_until > %(now)s))
+             WHERE leased.endpoint_id = w.id AND leased.status = 'pending' AND NOT """
+    + claim_free("leased")
+    + """))
 ),
 loaded AS (
     SELECT c.id, c.next_attempt_at, c.seq,
@@ -99,42 +108,54 @@ locked AS (
     WHERE o.position <= %(limit)s AND (o.load = 1 OR o.position <= %(limit)s - %(reserve)s)
 )
 UPDATE webhook_deliveries d
-   SET locked_until = %(lease_until)s, claim_token = %(token)s, requeued = false, updated_at = now()
+   SET """
+    + STAMP
+    + """, requeued = false, updated_at = now()
   FROM locked, events e, webhook_endpoints w
  WHERE d.id = locked.id AND e.id = d.event_id AND w.id = d.endpoint_id
 RETURNING d.id, d.endpoint_id, d.event_id, d.attempt_count, e.type AS event_type, e.payload,
           w.url, w.merchant_id, w.environment, w.secret_sealed, w.secret_key_id
 """
 )
-# An attempt's record in one statement (one round trip, atomic without a transaction block): the
-# delivery row is locked first, the attempt is logged, and only a worker whose claim token still matches
-# settles the row. If a resend came in during the attempt (`requeued`), the row is released due as the
-# resend left it instead of being settled. The endpoint's health comes back for the caller to update
-# only when it changes. No row when the delivery is gone (deleted with its endpoint).
-_RECORD = """
-WITH d AS (
-    SELECT id, claim_token, requeued FROM webhook_deliveries WHERE id = %(id)s FOR UPDATE
+# Attempts' records in one statement (one round trip, atomic without a transaction block): the delivery
+# rows are locked first (in id order, so two cores' batches never deadlock), each attempt is logged, and
+# only a worker whose claim token still matches settles its row. If a resend came in during the attempt
+# (`requeued`), the row is released due as the resend left it instead of being settled. Each row comes back
+# with its endpoint's health, for the caller to update the endpoints whose health changes; a delivery gone
+# (deleted with its endpoint) comes back with none.
+_RECORD = (
+    """
+WITH input AS (
+    SELECT * FROM unnest(%(ids)s::text[], %(tokens)s::text[], %(attempted_at)s::timestamptz[],
+                         %(status_codes)s::int[], %(latencies)s::int[], %(errors)s::text[],
+                         %(succeeded)s::boolean[], %(statuses)s::text[], %(next_attempts)s::timestamptz[])
+        AS i(id, token, attempted_at, status_code, latency_ms, error, succeeded, status, next_attempt_at)
+),
+d AS (
+    SELECT w.id, w.endpoint_id, w.claim_token, w.requeued FROM webhook_deliveries w
+     WHERE w.id = ANY(%(ids)s::text[]) ORDER BY w.id FOR UPDATE
 ),
 attempt AS (
     INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, succeeded)
-    SELECT d.id, %(attempted_at)s::timestamptz, %(status_code)s::int, %(latency_ms)s::int, %(error)s::text,
-           %(succeeded)s::boolean
-      FROM d
+    SELECT d.id, i.attempted_at, i.status_code, i.latency_ms, i.error, i.succeeded
+      FROM d JOIN input i ON i.id = d.id
 ),
 settled AS (
     UPDATE webhook_deliveries w
-       SET status = CASE WHEN d.requeued THEN w.status ELSE %(status)s::text END,
+       SET status = CASE WHEN d.requeued THEN w.status ELSE i.status END,
            attempt_count = w.attempt_count + CASE WHEN d.requeued THEN 0 ELSE 1 END,
-           next_attempt_at = CASE WHEN d.requeued THEN w.next_attempt_at
-                                  ELSE %(next_attempt_at)s::timestamptz END,
-           locked_until = NULL, claim_token = NULL, requeued = false, updated_at = now()
-      FROM d
-     WHERE w.id = d.id AND d.claim_token = %(token)s
+           next_attempt_at = CASE WHEN d.requeued THEN w.next_attempt_at ELSE i.next_attempt_at END,
+           """
+    + RELEASED
+    + """, requeued = false, updated_at = now()
+      FROM d JOIN input i ON i.id = d.id
+     WHERE w.id = d.id AND d.claim_token = i.token
 )
-SELECT e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
-       d.requeued AND d.claim_token = %(token)s AS released
-  FROM d JOIN webhook_endpoints e ON e.id = %(endpoint_id)s
+SELECT d.id, d.endpoint_id, e.status, e.consecutive_failures, e.consecutive_timeouts, e.paused_until,
+       d.requeued AND d.claim_token = i.token AS released
+  FROM d JOIN input i ON i.id = d.id JOIN webhook_endpoints e ON e.id = d.endpoint_id
 """
+)
 _LOCK_ENDPOINT_HEALTH = """
 SELECT status, consecutive_failures, consecutive_timeouts, paused_until
   FROM webhook_endpoints WHERE id = %s FOR NO KEY UPDATE
@@ -173,19 +194,52 @@ class _Outcome:
     timed_out: bool
     now: datetime
 
-    def health(self, row: dict[str, Any]) -> tuple[EndpointHealth, EndpointPause]:
-        return _health(row).after_attempt(self.succeeded), _pause(row).after_attempt(
-            self.succeeded, self.timed_out, self.now
-        )
+
+def _after(row: dict[str, Any], outcomes: Sequence[_Outcome]) -> tuple[EndpointHealth, EndpointPause]:
+    """The endpoint's health and pause after its attempts' outcomes, in order."""
+    health, pause = _health(row), _pause(row)
+    for outcome in outcomes:
+        health = health.after_attempt(outcome.succeeded)
+        pause = pause.after_attempt(outcome.succeeded, outcome.timed_out, outcome.now)
+    return health, pause
 
 
 def _unchanged(row: dict[str, Any], after: tuple[EndpointHealth, EndpointPause]) -> bool:
     return after == (_health(row), _pause(row))
 
 
+CLAIM_JOB = "webhook_deliveries"
+
+
+def _record_params(records: Sequence[AttemptRecord]) -> dict[str, Any]:
+    """The columns of `_RECORD`'s input, one array each."""
+    statuses = []
+    for record in records:
+        if record.attempt.succeeded:
+            statuses.append(DeliveryStatus.SUCCEEDED)
+        else:
+            statuses.append(DeliveryStatus.PENDING if record.retry_at is not None else DeliveryStatus.FAILED)
+    return {
+        "ids": [r.claimed.delivery_id for r in records],
+        "tokens": [r.claimed.claim_token for r in records],
+        "attempted_at": [r.attempt.attempted_at for r in records],
+        "status_codes": [r.attempt.status_code for r in records],
+        "latencies": [r.attempt.latency_ms for r in records],
+        "errors": [r.attempt.error for r in records],
+        "succeeded": [r.attempt.succeeded for r in records],
+        "statuses": [status.value for status in statuses],
+        "next_attempts": [
+            r.retry_at if status is DeliveryStatus.PENDING else None
+            for r, status in zip(records, statuses, strict=True)
+        ],
+    }
+
+
 class PgDeliveryQueue:
-    def __init__(self, pool: DbPool) -> None:
+    def __init__(self, pool: DbPool, jobs: PgJobClaims | None = None) -> None:
         self._pool = pool
+        # The claims' parameters (this core's name, the heartbeat lapse).
+        self._jobs = jobs or PgJobClaims(pool)
 
     @wraps_psycopg_errors
     async def claim(
@@ -202,8 +256,8 @@ class PgDeliveryQueue:
         token: str,
     ) -> list[ClaimedDelivery]:
         params = {
+            **self._jobs.params(JobClaim(CLAIM_JOB, now, lease_until - now, token)),
             "now": now,
-            "lease_until": lease_until,
             "limit": limit,
             "per_endpoint": per_endpoint,
             "skip": list(skip_endpoints),
@@ -212,7 +266,6 @@ class PgDeliveryQueue:
             "merchant_busy": list(merchant_busy.values()),
             "reserve": reserve,
             "probe_after": PAUSE_AFTER_TIMEOUTS,
-            "token": token,
         }
         async with self._pool.connection() as conn:
             rows = await (await conn.execute(_CLAIM, params)).fetchall()
@@ -246,55 +299,49 @@ class PgDeliveryQueue:
             await conn.execute(_NOTIFY, (DELIVERY_CHANNEL,))
 
     @wraps_psycopg_errors
-    async def record(
-        self,
-        claimed: ClaimedDelivery,
-        attempt: DeliveryAttempt,
-        retry_at: datetime | None,
-        *,
-        timed_out: bool = False,
-        now: datetime | None = None,
-    ) -> bool:
-        if attempt.succeeded:
-            status = DeliveryStatus.SUCCEEDED
-        else:
-            status = DeliveryStatus.PENDING if retry_at is not None else DeliveryStatus.FAILED
-        params = {
-            "id": claimed.delivery_id,
-            "token": claimed.claim_token,
-            "endpoint_id": claimed.endpoint_id,
-            "attempted_at": attempt.attempted_at,
-            "status_code": attempt.status_code,
-            "latency_ms": attempt.latency_ms,
-            "error": attempt.error,
-            "succeeded": attempt.succeeded,
-            "status": status.value,
-            "next_attempt_at": retry_at if status is DeliveryStatus.PENDING else None,
-        }
-        outcome = _Outcome(attempt.succeeded, timed_out, now or attempt.attempted_at)
+    async def record(self, records: Sequence[AttemptRecord]) -> list[bool]:
+        if not records:
+            return []
         try:
             async with self._pool.connection() as conn:
-                health = await (await conn.execute(_RECORD, params)).fetchone()
-                if health is not None and not _unchanged(health, outcome.health(health)):
-                    await self._update_health(conn, claimed.endpoint_id, outcome)
+                rows = await (await conn.execute(_RECORD, _record_params(records))).fetchall()
+                by_id = {row["id"]: row for row in rows}
+                outcomes: dict[str, list[_Outcome]] = {}
+                for record in records:
+                    if record.claimed.delivery_id in by_id:
+                        outcome = _Outcome(record.attempt.succeeded, record.timed_out, record.now)
+                        outcomes.setdefault(record.claimed.endpoint_id, []).append(outcome)
+                seen = {row["endpoint_id"]: row for row in rows}
+                for endpoint_id, endpoint_outcomes in outcomes.items():
+                    row = seen[endpoint_id]
+                    if not _unchanged(row, _after(row, endpoint_outcomes)):
+                        await self._update_health(conn, endpoint_id, endpoint_outcomes)
         except psycopg.errors.ForeignKeyViolation:
-            return False  # the endpoint was deleted while the attempt was in flight: nothing left to record
-        return health is not None and bool(health["released"])
+            if len(records) == 1:
+                return [False]  # the endpoint was deleted while the attempt was in flight: nothing left
+            # One of them lost its endpoint meanwhile: each on its own, so the others are recorded.
+            return [answer for record in records for answer in await self.record([record])]
+        return [
+            bool(by_id[r.claimed.delivery_id]["released"]) if r.claimed.delivery_id in by_id else False
+            for r in records
+        ]
 
     @staticmethod
-    async def _update_health(conn: psycopg.AsyncConnection[Any], endpoint_id: str, outcome: _Outcome) -> None:
+    async def _update_health(
+        conn: psycopg.AsyncConnection[Any], endpoint_id: str, outcomes: Sequence[_Outcome]
+    ) -> None:
         """The endpoint's failure count and status, by EndpointHealth's rule, and its pause, by
-        EndpointPause's.
+        EndpointPause's, after its outcomes in order.
 
         Its own short transaction, taken only when the record saw a change coming: a healthy endpoint's
         successes write nothing, so concurrent deliveries to one endpoint do not queue on its row. (A
-        crash between the two can miss one count; the attempt itself is recorded.)
+        crash between the two can miss one count; the attempts themselves are recorded.)
         """
         async with conn.transaction():
             row = await (await conn.execute(_LOCK_ENDPOINT_HEALTH, (endpoint_id,))).fetchone()
             if row is None:
                 return
-            health, pause = outcome.health(row)
+            health, pause = _after(row, outcomes)
             if not _unchanged(row, (health, pause)):
                 params = {
                     "id": endpoint_id,

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.integration
 TABLES = (
     "webhook_deliveries, webhook_attempts, webhook_endpoints, events, refunds, disputes, charges, api_keys, "
     "subscription_notices, invoice_credits, pending_prorations, invoices, subscription_items, subscriptions, "
-    "test_clocks, merchants, idempotency_keys"
+    "test_clocks, merchants, idempotency_keys, job_claims"
 )
 
 

@@ -23,6 +23,7 @@ from core_server.billing.domain.subscription import (
 from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.environment import Environment
 from tests.integration.core.test_subscription_repository import Shop, created, new_shop, rows, turn
@@ -50,16 +51,21 @@ async def _owned(repo: PgSubscriptionRepository, subscription_id: str) -> tuple[
     return loaded
 
 
+def _at(at: datetime) -> JobClaim:
+    """A fresh claim of the billing run's job, made at `at`."""
+    return JobClaim.fresh("billing", at, timedelta(minutes=5))
+
+
 async def _due(repo: PgSubscriptionRepository, owner: Owner, at: datetime) -> set[str]:
     """The owner-scoped run's answer (no claims), so one test can ask again and again."""
-    return set(await repo.due_for_billing(at, 100, owner))
+    return set(await repo.due_for_billing(_at(at), 100, owner))
 
 
 async def _unclaim(core: Core, ids: Sequence[str]) -> None:
     """As if the claims had lapsed."""
     async with core.pool.connection() as conn:
         await conn.execute(
-            "UPDATE subscriptions SET billing_claimed_until = now() - interval '1 second' WHERE id = ANY(%s)",
+            "UPDATE job_claims SET claimed_until = '2000-01-01Z' WHERE job = 'billing' AND entity = ANY(%s)",
             (list(ids),),
         )
 
@@ -174,7 +180,7 @@ async def test_paused_and_canceled_subscriptions_are_never_due(core: Core, clock
         await repo.save(owned, fence, turn(owned))
     far = clock.now() + timedelta(days=400)
     assert await _due(repo, shop.owner, far) == set()
-    assert await repo.due_for_billing(far, 100, None) == []
+    assert await repo.due_for_billing(_at(far), 100, None) == []
 
 
 async def test_a_sandbox_clock_makes_its_merchants_test_subscriptions_due_early(
@@ -196,10 +202,10 @@ async def test_a_sandbox_clock_makes_its_merchants_test_subscriptions_due_early(
     assert await _due(repo, shop.owner, notice - offset - SECOND) == set()
     assert await _due(repo, shop.owner, notice - offset) == {test_sub.id}
     assert await _due(repo, live.owner, notice - offset) == set()  # LIVE runs on real time
-    assert await repo.due_for_billing(notice - offset - SECOND, 100, None) == []
-    assert await repo.due_for_billing(notice - offset, 100, None) == [test_sub.id]
-    # At the real notice time everyone is due (the TEST one is claimed already).
-    assert set(await repo.due_for_billing(notice, 100, None)) == {live_sub.id, other_sub.id}
+    assert await repo.due_for_billing(_at(notice - offset - SECOND), 100, None) == []
+    assert await repo.due_for_billing(_at(notice - offset), 100, None) == [test_sub.id]
+    # At the real notice time everyone is due (the TEST one's claim, made 20 days before, lapsed long ago).
+    assert set(await repo.due_for_billing(_at(notice), 100, None)) == {test_sub.id, live_sub.id, other_sub.id}
 
 
 async def test_concurrent_runs_claim_disjoint_batches_until_the_claims_lapse(
@@ -213,14 +219,14 @@ async def test_concurrent_runs_claim_disjoint_batches_until_the_claims_lapse(
 
     # Four cores' runs at once, each asking for up to 10: no subscription in two batches.
     batches = await asyncio.gather(
-        *(PgSubscriptionRepository(core.pool).due_for_billing(due_at, 10, None) for _ in range(4))
+        *(PgSubscriptionRepository(core.pool).due_for_billing(_at(due_at), 10, None) for _ in range(4))
     )
     claimed = [sub_id for batch in batches for sub_id in batch]
     assert len(claimed) == len(set(claimed)) and set(claimed) <= everyone
     assert all(len(batch) <= 10 for batch in batches)
-    rest = await repo.due_for_billing(due_at, 100, None)
+    rest = await repo.due_for_billing(_at(due_at), 100, None)
     assert set(claimed).isdisjoint(rest) and set(claimed) | set(rest) == everyone
-    assert await repo.due_for_billing(due_at, 100, None) == []  # every one is claimed
+    assert await repo.due_for_billing(_at(due_at), 100, None) == []  # every one is claimed
 
     # A clock advance's run for one merchant ignores the claims (and claims nothing).
     first_owner = shops[0].owner
@@ -232,7 +238,7 @@ async def test_concurrent_runs_claim_disjoint_batches_until_the_claims_lapse(
     lapsed = sorted(everyone)[:3]
     await _unclaim(core, lapsed)
     again = await asyncio.gather(
-        repo.due_for_billing(due_at, 100, None), repo.due_for_billing(due_at, 100, None)
+        repo.due_for_billing(_at(due_at), 100, None), repo.due_for_billing(_at(due_at), 100, None)
     )
     assert sorted([*again[0], *again[1]]) == lapsed
 

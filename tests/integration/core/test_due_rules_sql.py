@@ -22,6 +22,7 @@ from core_server.billing.domain.subscription import UNPAID_GRACE, Subscription
 from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import TurnWrite
 from core_server.kernel.storage.clock_offsets import PgClockOffsets
@@ -55,6 +56,11 @@ CHARGE_STATES: dict[str, ChargeState] = {
     "expired": (ChargeStatus.EXPIRED, -HOUR, None, None),
     "voided": (ChargeStatus.VOIDED, -HOUR, None, -AUTHORIZATION_HOLD * 2),
 }
+
+
+def _probe(now: datetime) -> JobClaim:
+    """A merchant's due query at `now`: with an owner it only reads (no batch is claimed)."""
+    return JobClaim.fresh("due-rules-probe", now, timedelta(seconds=1))
 
 
 def _charge(owner: Owner, at: datetime, state: ChargeState) -> Charge:
@@ -98,8 +104,8 @@ async def test_the_charge_sql_agrees_with_the_domains_timers_case_by_case(
         # advance, which would run the sweeps over these very rows.)
         await PgClockOffsets(core.pool).set(owner.merchant_id, offset)
         real_now = at - offset
-        expiring = set(await repo.due_for_expiry(real_now, 100, owner))
-        authorizing = set(await repo.due_authorizations(real_now, 100, owner))
+        expiring = set(await repo.due_for_expiry(_probe(real_now), 100, owner))
+        authorizing = set(await repo.due_authorizations(_probe(real_now), 100, owner))
         for name, charge in charges.items():
             due_at = charge.timer_due_at
             due = due_at is not None and due_at <= at
@@ -189,6 +195,8 @@ async def test_the_subscription_sql_agrees_with_next_step_case_by_case(
         await PgClockOffsets(core.pool).set(shop.owner.merchant_id, offset)
         for name, subscription in states.items():
             for probe in sorted(_probes(subscription, start)):
-                due = subscription.id in set(await repo.due_for_billing(probe - offset, 100, shop.owner))
+                due = subscription.id in set(
+                    await repo.due_for_billing(_probe(probe - offset), 100, shop.owner)
+                )
                 expected = next_step(subscription, probe)
                 assert due == (expected is not None), f"{name} at {probe} (offset {offset}): {expected}"

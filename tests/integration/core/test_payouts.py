@@ -14,7 +14,9 @@ import pytest
 from core_server.bootstrap import Core, payout_accounts
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
+from core_server.kernel.storage.job_claims import PgJobClaims
 from core_server.ledger.application.payout_run import entity_id
 from core_server.ledger.application.payouts import new_payout_id
 from core_server.ledger.domain.balance import CurrencyAmount
@@ -194,17 +196,27 @@ async def test_the_run_claims_a_merchant_for_one_core_at_a_time(core: Core, cloc
     await captured_charge(core, owner, amount=10_000)
     clock.set(WEDNESDAY)
     repo = PgPayoutRepository(core.pool, payout_accounts(core.settings))
+    jobs = PgJobClaims(core.pool)
     mine = entity_id(owner)
-    first, second = await asyncio.gather(repo.claim_due(WEDNESDAY, 10_000), repo.claim_due(WEDNESDAY, 10_000))
-    claimed = [entity_id(o) for o in first] + [entity_id(o) for o in second]
-    assert claimed.count(mine) == 1
-    await repo.release_claim(owner)
-    assert mine in [entity_id(o) for o in await repo.claim_due(WEDNESDAY, 10_000)]
-    await repo.release_claim(owner)
+
+    def at(when: datetime) -> JobClaim:
+        return JobClaim.fresh("payouts", when, timedelta(minutes=5))
+
+    first_claim, second_claim = at(WEDNESDAY), at(WEDNESDAY)
+    first, second = await asyncio.gather(
+        repo.claim_due(first_claim, 10_000), repo.claim_due(second_claim, 10_000)
+    )
+    assert [*first, *second].count(mine) == 1
+    assert mine not in await repo.claim_due(at(WEDNESDAY), 10_000)  # held
+    for claim in (first_claim, second_claim):
+        await jobs.release(claim, [mine])
+    again = at(WEDNESDAY)
+    assert mine in await repo.claim_due(again, 10_000)
+    await jobs.release(again, [mine])
     await core.payouts.run_due(owner)
     # Paid out for the day: no longer due until it arrives.
-    assert mine not in [entity_id(o) for o in await repo.claim_due(WEDNESDAY, 10_000)]
-    assert mine in [entity_id(o) for o in await repo.claim_due(THURSDAY, 10_000)]
+    assert mine not in await repo.claim_due(at(WEDNESDAY), 10_000)
+    assert mine in await repo.claim_due(at(THURSDAY), 10_000)
 
 
 async def test_the_sweep_runs_a_merchants_payouts_after_its_sandbox_clock_moves(core: Core) -> None:

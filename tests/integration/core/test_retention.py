@@ -14,7 +14,7 @@ from core_server.db.pool import DbPool
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.retention_sweep import RetentionRule, RetentionSweep
 from core_server.kernel.storage.idempotency_purge import PURGE_IDEMPOTENCY_KEYS, PgIdempotencyPurge
-from core_server.locking.redis_lease import RedisLeaseFactory
+from core_server.kernel.storage.job_claims import PgJobClaims
 from core_server.webhooks.storage.event_purge import PURGE_EVENTS, PgEventPurge
 from tests.integration.core.factories import new_charge, new_owner
 from tests.integration.core.test_portal_sessions import RETURN_URL
@@ -82,7 +82,7 @@ async def test_old_rows_go_with_their_deliveries_newer_and_pending_ones_stay(
 
     deleted = await core.retention.run_once()
 
-    assert deleted == {"idempotency_keys": 1, "events": old_settled, "portal_sessions": 0}
+    assert deleted == {"idempotency_keys": 1, "events": old_settled, "portal_sessions": 0, "job_claims": 0}
     assert await _events_of(pool, settled.merchant_id) == old_settled  # the day-29 charge's events
     # The old events' deliveries and attempts went with them; the owed ones stay while pending.
     assert await _events_of(pool, owed.merchant_id) == owed_events
@@ -97,6 +97,7 @@ async def test_old_rows_go_with_their_deliveries_newer_and_pending_ones_stay(
         "idempotency_keys": 0,
         "events": owed_events,
         "portal_sessions": 0,
+        "job_claims": 0,
     }
     assert await _events_of(pool, owed.merchant_id) == 0
 
@@ -125,14 +126,23 @@ async def test_two_purgers_at_once_delete_each_row_once_and_never_wait_for_each_
                 RetentionRule("events", keep, PgEventPurge(pool)),
                 RetentionRule("idempotency_keys", keep, PgIdempotencyPurge(pool)),
             ]
-            leases = RedisLeaseFactory(core.redis, namespace="retention-test", ttl_ms=2000, owner="t")
-            return RetentionSweep(rules, clock, leases, interval=60, batch=250)
+            return RetentionSweep(rules, clock, PgJobClaims(pool), interval=60, batch=250)
 
-        # Two more purgers at once, while the first still holds its rows: neither waits for it.
-        second, third = await asyncio.wait_for(asyncio.gather(sweep().run_once(), sweep().run_once()), 10)
-    assert second["events"] + third["events"] + first_events == 2500
-    assert second["idempotency_keys"] + third["idempotency_keys"] + first_keys == 300
-    assert second["events"] > 0 and third["events"] > 0
+        # Two purgers of one table at once, while the first still holds its rows: neither waits for it
+        # nor for the other, and they share the rows.
+        second, third = await asyncio.wait_for(
+            asyncio.gather(
+                PgEventPurge(pool).purge_older_than(cut, 1000), PgEventPurge(pool).purge_older_than(cut, 1000)
+            ),
+            10,
+        )
+        assert second > 0 and third > 0 and second + third + first_events <= 2500
+        # Two sweeps at once: each rule is claimed by one of them, which purges what is left.
+        fourth, fifth = await asyncio.wait_for(asyncio.gather(sweep().run_once(), sweep().run_once()), 10)
+    for table in ("events", "idempotency_keys"):
+        assert 0 in (fourth[table], fifth[table])  # one sweep per rule: the other found it claimed
+    assert second + third + fourth["events"] + fifth["events"] + first_events == 2500
+    assert fourth["idempotency_keys"] + fifth["idempotency_keys"] + first_keys == 300
     assert await _rows(pool, "events") == 0 and await _rows(pool, "idempotency_keys") == 0
 
 

@@ -1,13 +1,15 @@
 """RetentionSweep's loop: batch after batch until a short one, the cut-off from the injected clock, and a
-lost job lease ends the pass."""
+rule another core holds the claim of is left to it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.retention_sweep import RetentionRule, RetentionSweep
 from core_server.kernel.domain.retention import cutoff
 
@@ -29,27 +31,21 @@ class ListPurger:
         return len(old)
 
 
-class CountingLease:
-    def __init__(self, renewals: int) -> None:
-        self.renewals_left = renewals
+class HeldClaims:
+    """Claims in memory: `held` rules belong to another core; a claim is released by its token only."""
 
-    @property
-    def ttl_ms(self) -> int:
-        return 1000
+    def __init__(self, held: Sequence[str] = ()) -> None:
+        self.holders = dict.fromkeys(held, "another core")
 
-    async def acquire(self, wait_s: float) -> bool:
-        return True
+    async def claim(self, claim: JobClaim, entities: Sequence[str]) -> list[str]:
+        free = [entity for entity in entities if entity not in self.holders]
+        self.holders.update(dict.fromkeys(free, claim.token))
+        return free
 
-    async def renew(self) -> bool:
-        self.renewals_left -= 1
-        return self.renewals_left >= 0
-
-    async def release(self) -> None:
-        return None
-
-
-def no_leases(kind: str, entity_id: str) -> CountingLease:
-    return CountingLease(0)
+    async def release(self, claim: JobClaim, entities: Sequence[str]) -> None:
+        for entity in entities:
+            if self.holders.get(entity) == claim.token:
+                del self.holders[entity]
 
 
 def test_the_cutoff_is_now_less_the_period_and_a_period_must_be_positive() -> None:
@@ -63,19 +59,22 @@ async def test_batches_until_a_short_one_and_keeps_rows_inside_the_period() -> N
     old = [NOW - keep - timedelta(minutes=n) for n in range(25)]
     young = [NOW - keep + timedelta(seconds=1), NOW]
     purger = ListPurger(old + young + [NOW - keep])  # exactly at the cut-off is old
+    claims = HeldClaims()
     sweep = RetentionSweep(
-        [RetentionRule("rows", keep, purger)], SettableClock(NOW), no_leases, interval=1, batch=10
+        [RetentionRule("rows", keep, purger)], SettableClock(NOW), claims, interval=1, batch=10
     )
     assert await sweep.run_once() == {"rows": 26}
+    assert claims.holders == {}  # handed back
     assert purger.calls == 3  # 10, 10, 6
     assert purger.stamps == sorted(young)
 
 
-async def test_a_lost_lease_ends_the_pass_after_the_batch_in_hand() -> None:
+async def test_a_rule_another_core_holds_is_left_to_it() -> None:
     keep = timedelta(hours=24)
-    purger = ListPurger([NOW - keep - timedelta(seconds=n) for n in range(50)])
-    sweep = RetentionSweep(
-        [RetentionRule("rows", keep, purger)], SettableClock(NOW), no_leases, interval=1, batch=10
-    )
-    assert await sweep.run_once(CountingLease(renewals=2)) == {"rows": 30}
-    assert len(purger.stamps) == 20
+    held, mine = (ListPurger([NOW - keep - timedelta(seconds=n) for n in range(50)]) for _ in range(2))
+    claims = HeldClaims(held=["held"])
+    rules = [RetentionRule("held", keep, held), RetentionRule("mine", keep, mine)]
+    sweep = RetentionSweep(rules, SettableClock(NOW), claims, interval=1, batch=10)
+    assert await sweep.run_once() == {"held": 0, "mine": 50}
+    assert (held.calls, len(held.stamps)) == (0, 50)
+    assert claims.holders == {"held": "another core"}

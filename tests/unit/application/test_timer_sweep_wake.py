@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.job_claims import JobClaim
+from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.timer_sweep import WAKE_LATE, TimerSweep
 
 NOW = datetime(2026, 11, 25, 23, 50, tzinfo=UTC)
 
 
 class _Nothing:
-    async def find_due(self, real_now: datetime, limit: int, owner: object) -> list[str]:
+    async def find_due(self, claim: JobClaim, limit: int, owner: Owner | None) -> list[str]:
         return []
 
     async def run(self, entity_id: str) -> bool:
         return False
+
+
+class NoClaims:
+    async def release(self, claim: JobClaim, entities: Sequence[str]) -> None:
+        return None
 
 
 def sweep(wake: datetime | None) -> TimerSweep:
@@ -27,7 +35,7 @@ def sweep(wake: datetime | None) -> TimerSweep:
         "daily",
         _Nothing(),
         SettableClock(NOW),
-        lambda *_: None,  # type: ignore[arg-type]
+        NoClaims(),
         interval=3600,
         next_wake=None if wake is None else next_wake,
     )

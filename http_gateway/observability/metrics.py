@@ -31,7 +31,7 @@ HTTP_SECONDS = Histogram(
 
 SHED_REQUESTS = Counter(
     "gateway_requests_shed_total",
-    "Requests answered 503 for overload before anything ran, by where they were shed (gateway, core)",
+    "Requests answered 503 for overload before anything ran, by where: gateway_arrival, gateway_line, core",
     ["where"],
     registry=REGISTRY,
 )

@@ -1,6 +1,7 @@
 """Overload: creates offered at twice the sustained rate, open loop; goodput, shed share, admitted p99.
 
     python scripts/bench/overload.py --rate 1600 --seconds 15   # against a stack of its own
+    python scripts/bench/overload.py --compare 3 --seconds 10    # admission control off against on
 
 wrk keeps a fixed number of requests outstanding (a closed loop): when the server slows down, wrk slows
 down with it, and an overload never builds up. Clients do not wait like that, so this generator is open
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -257,12 +259,19 @@ def offer(
     """`rate` creates per second for `seconds` against the gateway at `url`, open loop (see the module)."""
     run = run_id or f"ovl{int(time.time() * 1000)}"
     coro = _offer(url, secret_key, rate, seconds, max_connections, run)
+    cpu_before = time.process_time()
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency of the gateway
-        return asyncio.run(coro)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        return runner.run(coro)
+        result = asyncio.run(coro)
+    else:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            result = runner.run(coro)
+    # What the generator itself took of the machine it shares with the system under test.
+    result["generator_cpu_ms_per_request"] = round(
+        (time.process_time() - cpu_before) * 1000 / max(result["offered"], 1), 3
+    )
+    return result
 
 
 def measure(
@@ -309,13 +318,96 @@ def table(result: dict[str, Any]) -> list[str]:
     ]
 
 
+NO_BOUNDS = {"GATEWAY_MAX_CORE_CALLS": "0", "CORE_MAX_IN_FLIGHT_RPCS": "0"}
+
+
+def _shed_counts(url: str) -> dict[str, float]:
+    """The gateway's shed counters so far, by where (its /metrics answers loopback)."""
+    import httpx
+
+    counts: dict[str, float] = {}
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith("gateway_requests_shed_total{"):
+            where = line.split('where="')[1].split('"')[0]
+            counts[where] = float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def compare(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
+    """Admission control off and on, back to back: two 1+1 stacks side by side (one started with every
+    bound at 0, the state before admission control), each round measuring the sustained create rate of
+    each (wrk, 64 connections, 10 s) and then offering each `factor` × its own rate, alternating, so that
+    the machine's drift falls on both alike."""
+    import stack as stack_mod
+    from process_stats import CpuMeter
+    from wrk import run_wrk
+
+    services, admin_dsn = stack_mod.start_services()
+    out: list[dict[str, Any]] = []
+    try:
+        with contextlib.ExitStack() as cleanup:
+            stacks = {}
+            for mode, env in (("off", NO_BOUNDS), ("on", {})):
+                saved = {k: os.environ.get(k) for k in NO_BOUNDS}
+                os.environ.update(env)
+                try:
+                    stacks[mode] = stack_mod.start_stack(services, admin_dsn, 1, 1)
+                finally:
+                    for k, v in saved.items():
+                        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+                cleanup.callback(stack_mod.stop_stack, stacks[mode], keep_database=False)
+            keys = {
+                mode: stack_mod.sign_up(s.gateway_urls[0], "overload").secret_key
+                for mode, s in stacks.items()
+            }
+            for n in range(rounds):
+                for mode, stack in stacks.items():
+                    url = stack.gateway_urls[0]
+                    env = {
+                        "BENCH_SECRET_KEY": keys[mode],
+                        "BENCH_IDEMPOTENCY": "1",
+                        "BENCH_RUN_ID": f"cmp{n}",
+                    }
+                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                    meter.start()
+                    wrk = run_wrk("create", url, "create_charge.lua", connections=64, seconds=10, env=env)
+                    cpu = meter.stop(wrk.requests)
+                    print(f"round {n + 1} {mode}: sustained {wrk.rps:,.0f}/s (load {os.getloadavg()[0]:.1f})")
+                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                    meter.start()
+                    result = measure(url, keys[mode], wrk.rps, seconds, factor)
+                    result["cpu"] = meter.stop(result["offered"])
+                    result["shed_by_where"] = _shed_counts(url)
+                    print(
+                        f"  cpu per offered request {result['cpu']}, shed by where {result['shed_by_where']}"
+                    )
+                    out.append({"round": n + 1, "admission": mode, "sustained_cpu": cpu, **result})
+                    time.sleep(3)  # the queue of the run before drained (off: it may still be working)
+    finally:
+        stack_mod.stop_services(services)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rate", type=float, required=True)
+    parser.add_argument("--rate", type=float, help="creates per second offered (not with --compare)")
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--url", help="a running gateway (with --secret-key); default: a stack of its own")
     parser.add_argument("--secret-key")
+    parser.add_argument(
+        "--compare", type=int, metavar="ROUNDS", help="admission control off against on, ROUNDS rounds"
+    )
+    parser.add_argument("--factor", type=float, default=2.0, help="with --compare: × the sustained rate")
+    parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
+    if args.compare:
+        rows = compare(args.compare, args.seconds, args.factor)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        for row in rows:
+            print(f"round {row['round']} admission {row['admission']}:")
+            print("\n".join(table(row)))
+        return 0
     if args.url:
         print(json.dumps(offer(args.url, args.secret_key, rate=args.rate, seconds=args.seconds), indent=2))
         return 0

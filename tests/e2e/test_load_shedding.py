@@ -201,4 +201,4 @@ def test_health_and_metrics_answer_while_the_gate_is_full(
     assert 503 in created
     assert probed == [200, 200]
     shed = httpx.get(f"{base}/metrics").text
-    assert 'gateway_requests_shed_total{where="gateway"}' in shed
+    assert 'gateway_requests_shed_total{where="gateway_line"}' in shed

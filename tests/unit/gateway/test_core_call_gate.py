@@ -71,10 +71,36 @@ async def test_a_call_that_waits_out_its_budget_is_refused_and_leaves_the_line()
     waited = time.monotonic() - started
     assert 0.025 <= waited < 0.1
     _assert_shed(shed.value)
-    assert not gate.full()  # it left the line
+    assert gate.in_flight == 1 and not gate._waiters  # it left the line, and took no slot
     release.set()
     await holder
     assert gate.in_flight == 0
+
+
+async def test_after_a_wait_ran_out_the_line_closes_for_a_while_and_then_opens_again() -> None:
+    now = [100.0]
+    gate = CoreCallGate(limit=1, queue=4, wait=0.02, closed_for=1.0, clock=lambda: now[0])
+    release, log = asyncio.Event(), list[str]()
+    holder = asyncio.create_task(_hold(gate, "holder", release, log))
+    await asyncio.sleep(0)
+    assert not gate.full()  # the line has room
+    with pytest.raises(ApiError):
+        async with gate.slot("timed-out"):
+            pytest.fail("admitted while the slot was held")
+    # A sustained overload, not a burst: with every slot taken, the next request is shed at once, and
+    # turned away as it arrives.
+    assert gate.full()
+    started = time.monotonic()
+    with pytest.raises(ApiError):
+        async with gate.slot("next"):
+            pytest.fail("admitted while the slot was held")
+    assert time.monotonic() - started < 0.015
+    now[0] += 1.0
+    assert not gate.full()  # open again: a burst may wait in line
+    release.set()
+    await holder
+    async with gate.slot("after"):  # a free slot is taken whatever the line
+        assert gate.in_flight == 1
 
 
 async def test_a_later_call_of_an_admitted_request_is_never_shed() -> None:
@@ -133,3 +159,19 @@ async def test_no_bound_admits_everything() -> None:
     assert len(log) == 50 and not gate.full()
     release.set()
     await asyncio.gather(*tasks)
+
+
+async def test_requests_on_their_way_count_against_the_slots_until_their_first_call_or_the_horizon() -> None:
+    now = [10.0]
+    gate = CoreCallGate(limit=2, queue=0, wait=0.05, clock=lambda: now[0])  # no line: shed when taken
+    gate.arrived()
+    assert not gate.full()
+    gate.arrived()
+    assert gate.full()  # two on their way to two slots: a third is turned away as it arrives
+    async with gate.slot("first"):  # one of them made its call: still two slots spoken for
+        assert gate.full()
+    assert not gate.full()  # the call ended; the other is still on its way
+    gate.arrived()
+    assert gate.full()
+    now[0] += 0.2  # past the horizon: requests that never called the core count no more
+    assert not gate.full()

@@ -65,6 +65,9 @@ class Settings:
     cli_stream_keepalive_seconds: float = 15.0
     metrics_addr: str | None = None
     db_pool_timeout_seconds: float = 5.0
+    # Unary RPCs running at once; more are refused at once, RESOURCE_EXHAUSTED (rpc/load_shedding.py).
+    # 0: no bound. Health checks and streams are not counted.
+    max_in_flight_rpcs: int = 128
     idempotency_claim_seconds: float = 60.0
     shutdown_grace_seconds: float = 8.0
     db_statement_timeout_seconds: float = 10.0
@@ -123,6 +126,8 @@ class Settings:
             raise ConfigError("LOGIN_KDF_PER_ADDRESS must be at least 1")
         if self.login_kdf_workers < 1 or self.login_kdf_queue < 0:
             raise ConfigError("LOGIN_KDF_WORKERS must be at least 1 and LOGIN_KDF_QUEUE at least 0")
+        if self.max_in_flight_rpcs < 0:
+            raise ConfigError("CORE_MAX_IN_FLIGHT_RPCS must not be negative (0: no bound)")
         if self.job_claim_seconds < 1:
             # Less would lapse while a batch still runs.
             raise ConfigError("JOB_CLAIM_SECONDS must be at least 1")
@@ -271,6 +276,7 @@ class Settings:
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
             # Failure timers (docs/running.md); tests shorten them to keep fault tests fast.
             db_pool_timeout_seconds=float(e.get("DB_POOL_TIMEOUT_SECONDS", "5")),
+            max_in_flight_rpcs=_integer(e, "CORE_MAX_IN_FLIGHT_RPCS", "128"),
             idempotency_claim_seconds=float(e.get("IDEMPOTENCY_CLAIM_SECONDS", "60")),
             shutdown_grace_seconds=float(e.get("SHUTDOWN_GRACE_SECONDS", "8")),
             # PostgreSQL time-outs and keepalives, and the heartbeat that claims follow (README).

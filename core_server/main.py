@@ -61,6 +61,7 @@ from core_server.metrics import sample_queue_depth, serve_metrics, track_active_
 from core_server.payments.transport.charge_servicer import ChargeServicer
 from core_server.payments.transport.checkout_servicer import CheckoutServicer
 from core_server.rpc.interceptors import AuthTokenInterceptor
+from core_server.rpc.load_shedding import InFlightLimit
 from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.application.webhook_dispatcher import (
     SHUTDOWN_GRACE_SECONDS as DISPATCH_GRACE_SECONDS,
@@ -88,7 +89,11 @@ SERVICE_NAMES = (
 
 
 def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
-    interceptors = [AuthTokenInterceptor(core.settings.auth_token)] if core.settings.auth_token else []
+    interceptors: list[grpc.aio.ServerInterceptor] = []
+    if core.settings.auth_token:
+        interceptors.append(AuthTokenInterceptor(core.settings.auth_token))
+    # After the token check: a refused caller takes no slot.
+    interceptors.append(InFlightLimit(core.settings.max_in_flight_rpcs))
     server = grpc.aio.server(interceptors=interceptors)
     charge_service_pb2_grpc.add_ChargeServiceServicer_to_server(
         ChargeServicer(core.charges, core.views, core.runner), server

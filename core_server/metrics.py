@@ -51,6 +51,11 @@ IDEMPOTENT_REPLAYS = Counter(
     "Requests answered with the stored result of an earlier one",
     registry=REGISTRY,
 )
+SHED_RPCS = Counter(
+    "core_rpcs_shed_total",
+    "Calls refused at once because CORE_MAX_IN_FLIGHT_RPCS were already running (nothing ran)",
+    registry=REGISTRY,
+)
 WEBHOOK_QUEUE_DEPTH = Gauge(
     "core_webhook_queue_depth",
     "Webhook deliveries pending (due now or scheduled for a retry)",

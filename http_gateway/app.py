@@ -13,6 +13,7 @@ from sanic.response import BaseHTTPResponse
 from http_gateway.billing.portal import loggable_path
 from http_gateway.config import Settings
 from http_gateway.core_client.grpc_clients import CoreClients, open_core_clients
+from http_gateway.core_client.load_shedding import CoreCallGate, turn_away_when_full
 from http_gateway.developer_tools.cli_stream import end_open_streams
 from http_gateway.edge.errors import register_error_handlers
 from http_gateway.edge.security_headers import apply_default_headers
@@ -45,6 +46,7 @@ def create_app(
     app.ctx.settings = settings
     register_error_handlers(app)
     _register_middleware(app)
+    app.register_middleware(turn_away_when_full, "request")  # after the request id is set
     mount_routes(app)
     app.blueprint(checkout_pages.blueprint())  # hosted checkout HTML: no-JS form post, CSS/JS assets
 
@@ -53,6 +55,9 @@ def create_app(
         app.ctx.core = core if core is not None else open_core_clients(settings)
         app.ctx.redis = redis if redis is not None else gateway_redis(settings)
         app.ctx.rate_limiter = RateLimiter(app.ctx.redis, settings.redis_namespace)
+        app.ctx.core_gate = CoreCallGate(
+            settings.max_core_calls, settings.core_call_queue, settings.core_call_wait_seconds
+        )
 
     async def close_connections(app: Sanic) -> None:
         if core is None:

@@ -49,6 +49,13 @@ class Settings:
     api_key_cache_seconds: float = 5.0
     """How long a resolved API key is reused without asking the core (0: never); bounds how long a key
     revoked through another gateway keeps working here (http_gateway/pipeline/api_key_cache.py)."""
+    max_core_calls: int = 64
+    """GATEWAY_MAX_CORE_CALLS: core calls in flight per worker (0: no bound); past it a request waits in
+    line, and past the line it is answered 503 with Retry-After (core_client/load_shedding.py)."""
+    core_call_queue: int = 64
+    """GATEWAY_CORE_CALL_QUEUE: requests per worker waiting for a core call slot; more are shed at once."""
+    core_call_wait_seconds: float = 0.05
+    """GATEWAY_CORE_CALL_WAIT_MS (milliseconds): the longest a request waits in that line before its 503."""
     tls_cert_file: str | None = None
     tls_key_file: str | None = None
     behind_tls_proxy: bool = False
@@ -81,6 +88,11 @@ class Settings:
                     f"refusing to send CORE_AUTH_TOKEN over plaintext to non-loopback core {remote[0]!r}: "
                     "set CORE_TLS_CA_FILE (the core serves TLS off loopback), or reach the core on 127.0.0.1"
                 )
+        if self.max_core_calls < 0 or self.core_call_queue < 0 or self.core_call_wait_seconds < 0:
+            raise ConfigError(
+                "GATEWAY_MAX_CORE_CALLS, GATEWAY_CORE_CALL_QUEUE and GATEWAY_CORE_CALL_WAIT_MS "
+                "must not be negative"
+            )
         if bool(self.redis_sentinels) != bool(self.redis_sentinel_service):
             raise ConfigError("REDIS_SENTINELS and REDIS_SENTINEL_SERVICE must be set together")
 
@@ -111,6 +123,9 @@ class Settings:
             rate_limit_test=_int(e, "RATE_LIMIT_TEST", 25),
             rate_limit_anonymous=_int(e, "RATE_LIMIT_ANONYMOUS", _int(e, "RATE_LIMIT_TEST", 25)),
             api_key_cache_seconds=_float(e, "API_KEY_CACHE_SECONDS", 5.0),
+            max_core_calls=_int(e, "GATEWAY_MAX_CORE_CALLS", 64),
+            core_call_queue=_int(e, "GATEWAY_CORE_CALL_QUEUE", 64),
+            core_call_wait_seconds=_float(e, "GATEWAY_CORE_CALL_WAIT_MS", 50.0) / 1000.0,
             tls_cert_file=e.get("TLS_CERT_FILE") or None,
             tls_key_file=e.get("TLS_KEY_FILE") or None,
             behind_tls_proxy=e.get("BEHIND_TLS_PROXY", "") == "1",

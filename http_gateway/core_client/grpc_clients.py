@@ -33,7 +33,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from http_gateway.config import Settings, core_addresses, core_target
 from http_gateway.core_client.affinity import ranked
-from http_gateway.edge.errors import api_error_from_rpc, should_retry
+from http_gateway.core_client.load_shedding import CoreCallGate, overloaded
+from http_gateway.edge.errors import FALLBACK, OVERLOADED, api_error_from_rpc, error_info, should_retry
 
 logger = logging.getLogger(__name__)
 
@@ -195,13 +196,30 @@ async def call_core(
     is_read: bool,
     retry_method: Callable[..., Any] | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    gate: CoreCallGate | None = None,
 ) -> CoreReply[Any]:
     """Call one unary RPC with the deadline, request id and auth metadata; retry per errors.FALLBACK.
 
     The retry shares the original deadline, so a slow core never makes a request take longer than
     CORE_TIMEOUT_SECONDS in total; it goes through `retry_method` when given (a call pinned to one core
-    retries balanced, so a core that just died is not asked twice). Failures leave as ApiError.
+    retries balanced, so a core that just died is not asked twice). Failures leave as ApiError; with a
+    `gate` the call first takes one of its slots, and a request past its bounds is answered 503 at once.
     """
+    if gate is None:
+        return await _call(settings, method, message, request_id, is_read, retry_method, sleep)
+    async with gate.slot(request_id):
+        return await _call(settings, method, message, request_id, is_read, retry_method, sleep)
+
+
+async def _call(
+    settings: Settings,
+    method: Callable[..., Any],
+    message: Message,
+    request_id: str,
+    is_read: bool,
+    retry_method: Callable[..., Any] | None,
+    sleep: Callable[[float], Awaitable[None]],
+) -> CoreReply[Any]:
     metadata = core_metadata(settings, request_id)
     deadline = time.monotonic() + settings.core_timeout
     attempt = 0
@@ -219,6 +237,8 @@ async def call_core(
                 logger.info("retrying core call", extra={"grpc_code": err.code().name})
                 await sleep(pause)
                 continue
+            if FALLBACK.get(err.code()) is OVERLOADED and error_info(err) is None:
+                raise overloaded("core") from None
             raise api_error_from_rpc(err) from None
 
 

@@ -62,8 +62,14 @@ class Fallback:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+# A request shed for overload, by the gateway's gate or the core's (RESOURCE_EXHAUSTED without ErrorInfo):
+# nothing ran, and a retry now would only add to the overload, so it is not retried here.
+OVERLOADED = Fallback(errors.SERVICE_UNAVAILABLE, Retry.NEVER, {"Retry-After": "1"})
+OVERLOADED_MESSAGE = "The service is overloaded; nothing was done. Retry after the Retry-After seconds."
+
 FALLBACK: Mapping[grpc.StatusCode, Fallback] = {
     grpc.StatusCode.ABORTED: Fallback(errors.SERVICE_BUSY, Retry.ALWAYS, {"Retry-After": "1"}),
+    grpc.StatusCode.RESOURCE_EXHAUSTED: OVERLOADED,
     grpc.StatusCode.UNAVAILABLE: Fallback(errors.SERVICE_UNAVAILABLE, Retry.READS, {"Retry-After": "1"}),
     grpc.StatusCode.DEADLINE_EXCEEDED: Fallback(errors.TIMEOUT, Retry.NEVER),
 }
@@ -188,6 +194,8 @@ def api_error_from_rpc(err: grpc.aio.AioRpcError) -> ApiError:
             type_, info.reason.lower(), message, info.metadata.get("param") or None, headers=headers
         )
     fallback = FALLBACK.get(err.code(), DEFAULT_FALLBACK)
+    if fallback is OVERLOADED:
+        return overloaded_error()  # counted by the caller; a log line per shed request would add load
     extra = {"grpc_code": err.code().name, "grpc_details": err.details()}
     if err.code() in FALLBACK:
         # An answer the core chose (busy, a dependency switching over, a deadline): the client gets a
@@ -203,6 +211,11 @@ def api_error_from_rpc(err: grpc.aio.AioRpcError) -> ApiError:
     else:
         logger.error("core call failed without error details", extra=extra)
     return ApiError.of(fallback.error, headers=fallback.headers)
+
+
+def overloaded_error() -> ApiError:
+    """503 `service_unavailable` with Retry-After: the answer to a request shed for overload."""
+    return ApiError.of(OVERLOADED.error, OVERLOADED_MESSAGE, headers=OVERLOADED.headers)
 
 
 def error_response(request: Request, err: ApiError) -> HTTPResponse:

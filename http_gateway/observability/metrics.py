@@ -29,6 +29,13 @@ HTTP_SECONDS = Histogram(
     registry=REGISTRY,
 )
 
+SHED_REQUESTS = Counter(
+    "gateway_requests_shed_total",
+    "Requests answered 503 for overload before anything ran, by where: gateway_arrival, gateway_line, core",
+    ["where"],
+    registry=REGISTRY,
+)
+
 
 def observe_request(route: str | None, method: str, status: int, seconds: float | None) -> None:
     pattern = route or UNMATCHED

@@ -61,6 +61,7 @@ async def rpc(
         request_id=request.ctx.request_id,
         is_read=is_read,
         retry_method=method,
+        gate=getattr(request.app.ctx, "core_gate", None),
     )
 
 

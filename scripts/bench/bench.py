@@ -9,14 +9,16 @@
 Order, all in one run: the ceilings (pgbench running each operation's own statements on a scratch
 database; bare Sanic; Sanic → one gRPC call; the naive peer) at 64, 32 and 1 connection(s); then the
 stack (fresh database, N cores, M gateways): warm-up, each operation at --connections, --p99-connections
-and 1 connection, webhook delivery at a steady rate, the mixed run and its consistency pass, the optional
+and 1 connection, creates offered open loop at twice the sustained rate (overload.py; --overload-seconds
+0 leaves it out), webhook delivery at a steady rate, the mixed run and its consistency pass, the optional
 soak; then the same operations on a 2+2 stack for the CPU each request costs when scaled out (1+1 runs
 only; --no-scale-out leaves it out); then the billing run on a stack of its own (billing_bench.py;
 BENCH_BILLING=0 leaves it out, BENCH_ONLY=billing runs it alone after a create-charge measurement for its
 ratio). targets.py judges every figure against the issue's bars. Everything is printed and written to
 bench/results/<date>-<N>c<M>g.json and the tables of BENCHMARKS.md. Defaults come from the environment:
 BENCH_SECONDS, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_P99_CONNECTIONS, BENCH_SOAK_SECONDS, BENCH_OPS
-(comma list), BENCH_WEBHOOK_SECONDS, BENCH_WEBHOOK_RATE, BENCH_LOG_LEVEL, CORES, GATEWAYS.
+(comma list), BENCH_OVERLOAD_SECONDS, BENCH_OVERLOAD_FACTOR, BENCH_WEBHOOK_SECONDS, BENCH_WEBHOOK_RATE,
+BENCH_LOG_LEVEL, CORES, GATEWAYS.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
 
 import billing_bench  # noqa: E402
+import overload  # noqa: E402
 import pgbench_operations  # noqa: E402
 import report  # noqa: E402
 import stack as stack_mod  # noqa: E402
@@ -106,6 +109,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--webhook-seconds", type=int, default=_env_int("BENCH_WEBHOOK_SECONDS", 60))
     parser.add_argument("--webhook-rate", type=int, default=_env_int("BENCH_WEBHOOK_RATE", 200))
+    parser.add_argument(
+        "--overload-seconds",
+        type=int,
+        default=_env_int("BENCH_OVERLOAD_SECONDS", 15),
+        help="creates offered open loop at --overload-factor × the sustained rate (0: no overload step)",
+    )
+    parser.add_argument(
+        "--overload-factor", type=float, default=float(os.environ.get("BENCH_OVERLOAD_FACTOR") or 2)
+    )
     parser.add_argument("--log-level", default=os.environ.get("BENCH_LOG_LEVEL") or "INFO")
     parser.add_argument(
         "--keep-database", action="store_true", help="leave the bench database for inspection"
@@ -260,6 +272,26 @@ def webhooks(stack: stack_mod.BenchStack, args: argparse.Namespace) -> dict[str,
     return webhook_bench.run(stack, rate=args.webhook_rate, seconds=args.webhook_seconds)
 
 
+def overload_step(
+    runner: Runner,
+    stack: stack_mod.BenchStack,
+    merchants: dict[str, Any],
+    operations: dict[str, Any],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """Creates offered open loop at `--overload-factor` × the sustained create rate (overload.py): the
+    sustained rate is this run's create throughput at --connections, measured here when it was not."""
+    url = stack.gateway_urls[0]
+    script, merchant, extra = OPERATIONS["create"]
+    sustained = operations.get("create", {}).get(f"c{args.connections}", {}).get("rps")
+    if not sustained:
+        env = {"BENCH_SECRET_KEY": merchants[merchant].secret_key, **extra}
+        sustained = runner.median("create", url, script, args.connections, env=env)["rps"]
+    return overload.measure(
+        url, merchants[merchant].secret_key, sustained, args.overload_seconds, args.overload_factor
+    )
+
+
 def login_flood(
     runner: Runner, stack: stack_mod.BenchStack, merchants: dict[str, Any], args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -407,6 +439,8 @@ def measure_stack(
         if not args.soak_only:
             levels = [args.connections, args.p99_connections, LIGHT_CONNECTIONS]
             result["operations"] = measure_operations(runner, stack, merchants, work, args, levels)
+            if args.overload_seconds > 0:
+                result["overload"] = overload_step(runner, stack, merchants, result["operations"], args)
             if args.login_flood:
                 result["login_flood"] = login_flood(runner, stack, merchants, args)
             if args.webhook_seconds > 0:

@@ -149,6 +149,10 @@ def round_two_tables(result: dict[str, Any]) -> list[str]:
             f"{_fmt(tail.get('worst_max_ms'), 0)} |"
         )
     rows += _scale_out_rows(result)
+    if "overload" in result:
+        import overload
+
+        rows += ["", *overload.table(result["overload"])]
     if "webhooks" in result:
         import webhook_bench
 
@@ -204,6 +208,10 @@ def print_summary(result: dict[str, Any]) -> None:
             )
         if "cpu" in op:
             print(f"  {name} cpu: {op['cpu']}")
+    if "overload" in result:
+        import overload
+
+        print("\n" + "\n".join(overload.table(result["overload"])))
     if "mixed" in result:
         print(
             f"\nmixed run: {result['mixed']['load']['rps']:,.0f} req/s; "

@@ -4,7 +4,8 @@ Each operation is judged against its own composite ceiling, 1 / (1/two-hop + 1/p
 operation's own statements) at the same concurrency: what a request would reach if it did nothing but
 the two hops and its database work, both on this machine's two cores. The other bars: a naive peer
 (the same parts wired without auth, rate limit, idempotency or logging), tails at 32 connections,
-latency at 1 connection, webhook delivery at 200 events/s and the CPU cost of scaling out.
+latency at 1 connection, webhook delivery at 200 events/s, the CPU cost of scaling out, and creates
+offered open loop at twice the sustained rate (goodput and the admitted requests' p99).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ MAX_REQUEST_MS = 1000.0  # no request over 1 s in any run
 LIGHT_LOAD_SLACK_MS = 1.0  # create p50 at 1 connection ≤ two-hop p50 + pgbench create p50 + 1 ms
 WEBHOOK_P50_MS, WEBHOOK_P99_MS = 50.0, 250.0
 SCALE_OUT_CPU_AT_MOST = 1.15  # CPU per request of every process, 2+2 ÷ 1+1
+OVERLOAD_GOODPUT_AT_LEAST = 0.9  # at 2× the sustained create rate: 2xx/s ÷ the sustained rate
+OVERLOAD_ADMITTED_P99_MS = 1000.0  # … and the admitted creates' p99, from each one's due time
 
 # The statements of each operation, as pgbench_operations.py names its scripts. A full flow is four
 # requests (create, checkout completion, capture, refund); its database time per request is the mean of
@@ -113,8 +116,38 @@ def checks(result: dict[str, Any]) -> list[dict[str, Any]]:
         )
     out += _light_load(result, ops)
     out += _webhooks(result.get("webhooks"))
+    out += _overload(result.get("overload"))
     out += _scale_out(result)
     return out
+
+
+def _overload(overload: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Offered twice the sustained create rate, the platform still completes ≥ 90 % of that rate and
+    answers the admitted requests within a second (the rest with 503 and Retry-After, at once)."""
+    goodput_bar = f"≥ {OVERLOAD_GOODPUT_AT_LEAST:.1f}× sustained"
+    p99_bar = f"≤ {OVERLOAD_ADMITTED_P99_MS:.0f} ms"
+    if not overload or not overload.get("sustained_rps"):
+        return [
+            _check("overload goodput ÷ sustained create rate", None, goodput_bar, None),
+            _check("overload admitted p99", None, p99_bar, None),
+        ]
+    ratio = overload["goodput_rps"] / overload["sustained_rps"]
+    p99 = overload["admitted_ms"]["p99"]
+    return [
+        _check(
+            "overload goodput ÷ sustained create rate",
+            round(ratio, 2),
+            goodput_bar,
+            ratio >= OVERLOAD_GOODPUT_AT_LEAST,
+        ),
+        _check("overload admitted p99", p99, p99_bar, p99 is not None and p99 <= OVERLOAD_ADMITTED_P99_MS),
+        _check(
+            "overload 503s without Retry-After",
+            overload["shed_without_retry_after"],
+            "0",
+            overload["shed_without_retry_after"] == 0,
+        ),
+    ]
 
 
 def _naive_peer(result: dict[str, Any], ops: dict[str, Any]) -> list[dict[str, Any]]:

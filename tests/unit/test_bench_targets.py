@@ -127,3 +127,36 @@ def test_scale_out_compares_the_cpu_of_every_core_and_gateway_per_request() -> N
     costs = targets.scale_out_costs(data)
     assert costs["create"] == {"one_one_ms": 1.2, "two_two_ms": 1.4, "ratio": pytest.approx(1.167, abs=1e-3)}
     assert by_name(targets.checks(data))["create CPU per request, 2+2 ÷ 1+1"]["ok"] is False  # > 1.15
+
+
+def overload(
+    goodput: float, sustained: float, p99: float | None, without_retry_after: int = 0
+) -> dict[str, Any]:
+    return {
+        "goodput_rps": goodput,
+        "sustained_rps": sustained,
+        "admitted_ms": {"p50": 50.0, "p99": p99, "max": p99},
+        "shed_without_retry_after": without_retry_after,
+    }
+
+
+def test_overload_goodput_must_keep_nine_tenths_of_the_sustained_rate() -> None:
+    met = by_name(targets.checks(result(overload=overload(720, 800, 400.0))))
+    assert met["overload goodput ÷ sustained create rate"]["measured"] == 0.9
+    assert met["overload goodput ÷ sustained create rate"]["ok"] is True
+    assert met["overload admitted p99"]["ok"] is True
+    short = by_name(targets.checks(result(overload=overload(700, 800, 400.0))))
+    assert short["overload goodput ÷ sustained create rate"]["ok"] is False
+
+
+def test_overload_admitted_p99_over_a_second_or_a_503_without_retry_after_fails() -> None:
+    slow = by_name(targets.checks(result(overload=overload(800, 800, 1000.1))))
+    assert slow["overload admitted p99"]["ok"] is False
+    bare = by_name(targets.checks(result(overload=overload(800, 800, 100.0, without_retry_after=3))))
+    assert bare["overload 503s without Retry-After"]["ok"] is False
+
+
+def test_overload_not_run_is_not_measured() -> None:
+    met = by_name(targets.checks(result()))
+    assert met["overload goodput ÷ sustained create rate"]["ok"] is None
+    assert met["overload admitted p99"]["ok"] is None

@@ -46,7 +46,11 @@ class BillingReferences:
             raise _as_param(exc, "tax_rate_id") from None
 
     async def rate_for(self, owner: Owner, tax_rate_id: str | None, customer_id: str) -> TaxRate | None:
-        """The subscription's rate, else the merchant's active rate for the customer's address, else none."""
+        """The subscription's rate, else the merchant's active rate for the customer's address, else none.
+        The customer (its address) is read only when the subscription names no rate: a billing run
+        reads this for every subscription it bills."""
+        if tax_rate_id:
+            return await self._tax_rates.resolve(owner, tax_rate_id, None, None)
         customer = await self._customers.get(owner, customer_id)
         address = customer.address
         return await self._tax_rates.resolve(

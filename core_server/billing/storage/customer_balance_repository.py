@@ -43,6 +43,11 @@ ON CONFLICT (customer_id, currency) DO NOTHING"""
 _LOCK = "SELECT balance_cents FROM customer_balances WHERE customer_id = %s AND currency = %s FOR UPDATE"
 _SET = "UPDATE customer_balances SET balance_cents = %s WHERE customer_id = %s AND currency = %s"
 _OF_INVOICE = "SELECT type, amount_cents FROM customer_balance_transactions WHERE invoice_id = %s"
+# settle()'s look before it locks: the balance as committed (no row: 0) and whether the invoice was settled.
+_PEEK = """
+SELECT (SELECT balance_cents FROM customer_balances WHERE customer_id = %(customer_id)s
+         AND currency = %(currency)s) AS balance_cents,
+       EXISTS (SELECT 1 FROM customer_balance_transactions WHERE invoice_id = %(invoice_id)s) AS settled"""
 _INSERT = """
 INSERT INTO customer_balance_transactions (
   id, merchant_id, environment, customer_id, type, amount_cents, currency, invoice_id, description,
@@ -102,9 +107,34 @@ class PgCustomerBalances:
 
     @wraps_psycopg_errors
     async def settle(self, invoice: Invoice, at: datetime) -> InvoiceSettlement:
-        """Applies the customer's balance to an opened invoice (or credits a total ≤ 0), once."""
-        async with self._pool.connection() as conn, conn.transaction():
-            balance = await self._lock(
+        """Applies the customer's balance to an opened invoice (or credits a total ≤ 0), once.
+
+        Most invoices move nothing (no credit, a total above the smallest charge): one read tells, and
+        nothing is locked or written. That read is as good as the lock: a settlement that moves nothing
+        may be ordered before any balance change committed after it. Anything else — a move, or an
+        invoice already settled (its settlement is replayed) — takes the balance's row lock.
+        """
+        async with self._pool.connection() as conn:
+            peek = await (
+                await conn.execute(
+                    _PEEK,
+                    {
+                        "customer_id": invoice.customer_id,
+                        "currency": invoice.currency,
+                        "invoice_id": invoice.id,
+                    },
+                )
+            ).fetchone()
+            if peek is not None and not peek["settled"]:
+                settlement = settle_invoice(int(peek["balance_cents"] or 0), invoice.total_cents)
+                if not settlement.moves:
+                    return settlement
+            return await self._settle_locked(conn, invoice, at)
+
+    @staticmethod
+    async def _settle_locked(conn: AsyncConnection[Any], invoice: Invoice, at: datetime) -> InvoiceSettlement:
+        async with conn.transaction():
+            balance = await PgCustomerBalances._lock(
                 conn, invoice.merchant_id, invoice.environment, invoice.customer_id, invoice.currency
             )
             rows = await (await conn.execute(_OF_INVOICE, (invoice.id,))).fetchall()
@@ -114,7 +144,7 @@ class PgCustomerBalances:
             for move in settlement.moves:
                 balance += move.amount_cents
                 description = _DESCRIPTIONS[move.type].format(invoice=invoice.id)
-                await self._insert(
+                await PgCustomerBalances._insert(
                     conn,
                     invoice.merchant_id,
                     invoice.environment,

@@ -291,11 +291,16 @@ class PgSubscriptionRepository:
 
     @wraps_psycopg_errors
     async def load_for_activation(self, subscription_id: str) -> tuple[Subscription, int] | None:
+        """The fence taken and the state read in one round trip: the child reads need only the id, and
+        the server runs the pipeline's statements in order, so they read after the fence moved."""
         async with self._pool.connection() as conn:
-            row = await (await conn.execute(_ACTIVATE, (subscription_id,))).fetchone()
+            async with conn.pipeline():
+                activated = await conn.execute(_ACTIVATE, (subscription_id,))
+                reads = await _child_reads(conn, [subscription_id])
+            row = await activated.fetchone()
             if row is None:
                 return None
-            subscription = (await _hydrate(conn, [row]))[0]
+            subscription = (await _assemble([row], reads))[0]
             return subscription, row["fence_token"]
 
     @wraps_psycopg_errors
@@ -413,20 +418,29 @@ async def _hydrate(
     if not rows:
         return []
     ids = [row["id"] for row in rows]
+    # The four reads depend on nothing but `ids`: one round trip in psycopg's pipeline mode.
+    async with conn.pipeline():
+        reads = await _child_reads(conn, ids)
+    return await _assemble(rows, reads)
+
+
+async def _child_reads(conn: AsyncConnection[DictRow], ids: builtins.list[str]) -> builtins.list[Any]:
+    """The four child reads of `ids`, sent (inside the caller's pipeline) and not yet fetched."""
+    return [
+        await conn.execute(_ITEMS, (ids,)),
+        await conn.execute(_UNBILLED, (ids,)),
+        await conn.execute(_OWED_INVOICES, (ids,)),
+        await conn.execute(_NOTICES, {"ids": ids, "trial_kind": TRIAL_WILL_END}),
+    ]
+
+
+async def _assemble(rows: builtins.list[DictRow], reads: builtins.list[Any]) -> builtins.list[Subscription]:
+    ids = [row["id"] for row in rows]
     environments = {row["id"]: Environment(row["environment"]) for row in rows}
     items: dict[str, builtins.list[SubscriptionItem]] = {sub_id: [] for sub_id in ids}
     prorations: dict[str, builtins.list[PendingProration]] = {sub_id: [] for sub_id in ids}
     invoices: dict[str, builtins.list[Invoice]] = {sub_id: [] for sub_id in ids}
     notices: dict[str, set[tuple[str, datetime]]] = {sub_id: set() for sub_id in ids}
-    notice_params = {"ids": ids, "trial_kind": TRIAL_WILL_END}
-    # The four reads depend on nothing but `ids`: one round trip in psycopg's pipeline mode.
-    async with conn.pipeline():
-        reads = [
-            await conn.execute(_ITEMS, (ids,)),
-            await conn.execute(_UNBILLED, (ids,)),
-            await conn.execute(_OWED_INVOICES, (ids,)),
-            await conn.execute(_NOTICES, notice_params),
-        ]
     item_rows, proration_rows, invoice_rows, notice_rows = [await read.fetchall() for read in reads]
     for item_row in item_rows:
         owner = item_row["subscription_id"]

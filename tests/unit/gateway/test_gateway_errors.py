@@ -82,6 +82,7 @@ def test_idempotency_conflict_from_the_core_is_409():
         (grpc.StatusCode.ABORTED, 503, "service_busy"),
         (grpc.StatusCode.UNAVAILABLE, 503, "service_unavailable"),
         (grpc.StatusCode.DEADLINE_EXCEEDED, 503, "timeout"),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, 503, "service_unavailable"),  # shed for overload
         (grpc.StatusCode.INTERNAL, 500, "internal_error"),
         (grpc.StatusCode.UNKNOWN, 500, "internal_error"),
     ],
@@ -108,8 +109,15 @@ def test_retry_policy_only_for_statuses_without_error_info():
     assert not should_retry(unavailable, is_read=False)  # a mutation may have committed
     assert not should_retry(decided, is_read=True)
     assert not should_retry(rpc_error(grpc.StatusCode.DEADLINE_EXCEEDED), is_read=True)
+    # An overload refusal: nothing ran, but a retry now would only add to the overload.
+    assert not should_retry(rpc_error(grpc.StatusCode.RESOURCE_EXHAUSTED), is_read=True)
     codes = grpc.StatusCode
-    assert set(FALLBACK) == {codes.ABORTED, codes.UNAVAILABLE, codes.DEADLINE_EXCEEDED}
+    assert set(FALLBACK) == {
+        codes.ABORTED,
+        codes.UNAVAILABLE,
+        codes.DEADLINE_EXCEEDED,
+        codes.RESOURCE_EXHAUSTED,
+    }
 
 
 def test_corrupt_details_trailer_is_ignored():

@@ -278,7 +278,8 @@ def check_money_has_rows(snap: BillingSnapshot) -> None:
 def check_row_amounts(snap: BillingSnapshot) -> None:
     """DESIGN §10.2's fee, tax and net: a `subscription` row's tax is the invoice's tax share of what was
     charged and its fee at most what is left; a refund or dispute row returns the same share of the tax
-    (−half-up(row tax × amount / row amount)), never the fee."""
+    (cumulative over a charge's refunds and dispute, as `returned_tax` in kernel/domain/ledger.py), never
+    the fee."""
     rows = rows_by_source(snap)
     invoices = {inv["id"]: inv for inv in snap.invoices}
     for charge in snap.invoice_charges():
@@ -289,18 +290,28 @@ def check_row_amounts(snap: BillingSnapshot) -> None:
         assert (row["fee"], row["tax"], row["net"]) == subscription_row_expected(inv, row["amount"]), (
             f"subscription row fee/tax/net ≠ DESIGN §10.2: {row} for {where(inv)}"
         )
+        returned = 0  # refunded so far, in the order the charge's actor made them (its refunds list)
         for refund in charge["refunds"]:
             got = next(r for r in rows.get(refund["id"], []) if r["type"] == "refund")
-            share = -half_up(Fraction(row["tax"] * refund["amount"], row["amount"]))
+            share = -_returned_share(row, returned, refund["amount"])
+            returned += refund["amount"]
             expected = {"fee": 0, "tax": share, "net": -refund["amount"] - share}
             assert {k: got[k] for k in expected} == expected, f"refund row ≠ DESIGN §10.2: {got} {refund}"
         dispute = charge.get("dispute")
         if dispute:
             debit = next(r for r in rows.get(dispute["id"], []) if r["type"] == "dispute")
-            share = -half_up(Fraction(row["tax"] * dispute["amount"], row["amount"]))
+            share = -_returned_share(row, returned, dispute["amount"])
             assert (debit["tax"], debit["fee"]) == (share, DISPUTE_FEE), (
                 f"dispute row without its tax share (DESIGN §10.2): {debit} {dispute}"
             )
+
+
+def _returned_share(row: JSON, before: int, amount: int) -> int:
+    """The tax share `amount` hands back after `before` was returned, cumulative as the core's
+    `returned_tax`: half-up(T × (before + amount) / A) − half-up(T × before / A), so the shares of
+    several refunds add up to the tax on all they returned (never one rounding per refund)."""
+    tax, charged = row["tax"], row["amount"]
+    return half_up(Fraction(tax * (before + amount), charged)) - half_up(Fraction(tax * before, charged))
 
 
 def check_merchant_never_pays_unreceived_tax(snap: BillingSnapshot) -> None:

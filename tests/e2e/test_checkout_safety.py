@@ -18,8 +18,9 @@ pytestmark = pytest.mark.e2e
 
 SECRET_NUMBER = "4000056655665556"  # a sandbox success card that appears nowhere else
 SECRET_CVC = "7391"
-# A 4-digit CVC occurs by chance inside random ids and hashes, so look for it as a value, not a substring.
-CVC_AS_VALUE = re.compile(rf'["=: ]{SECRET_CVC}["&,}} ]|"cvc"')
+# A 4-digit CVC occurs by chance inside random ids and hashes, and as a JSON number (an amount of another
+# test's data in the shared database), so look for it as a text value, not a substring or a number.
+CVC_AS_VALUE = re.compile(rf"[\"'= ]{SECRET_CVC}[\"'&,}} ]|\"cvc\"")
 
 
 def test_simultaneous_completions_pay_once(client: httpx.Client, gateway_process: RunningProcess) -> None:

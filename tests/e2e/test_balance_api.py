@@ -5,41 +5,20 @@ cursor pagination; another tenant (or environment) sees none of it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, Merchant, assert_error, authorized_charge, sign_up
-from tests.e2e.test_test_clock import DAY, HOUR, advance
+from tests.e2e.api_client import API, assert_error, sign_up
+from tests.e2e.subscription_api_helpers import new_subscription
+from tests.support.balance_api import balance, captured, transactions
 from tests.support.processes import RunningProcess
 from tests.support.reconcile import assert_merchant_reconciles
+from tests.support.sandbox_clock import DAY, HOUR, advance
 
 pytestmark = pytest.mark.e2e
 HELPERS = f"{API}/test_helpers"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def captured(
-    client: httpx.Client, merchant: Merchant, amount: int, capture: int | None = None
-) -> dict[str, Any]:
-    charge = authorized_charge(client, merchant, amount=amount)
-    body = {} if capture is None else {"amount": capture}
-    response = client.post(f"{API}/charges/{charge['id']}/capture", json=body, headers=merchant.auth)
-    assert response.status_code == 200, response.text
-    return charge
-
-
-def balance(client: httpx.Client, merchant: Merchant, prefix: str = API) -> dict[str, Any]:
-    response = client.get(f"{prefix}/balance", headers=merchant.auth)
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
-
-def transactions(client: httpx.Client, merchant: Merchant, **params: Any) -> dict[str, Any]:
-    response = client.get(f"{API}/balance-transactions", params=params, headers=merchant.auth)
-    assert response.status_code == 200, response.text
-    return dict(response.json())
 
 
 def test_captures_are_pending_then_available_two_days_later(client: httpx.Client) -> None:
@@ -157,9 +136,6 @@ def test_an_empty_type_filter_is_refused(client: httpx.Client) -> None:
 
 
 def test_a_paid_invoice_is_one_subscription_row_and_its_charge_none(client: httpx.Client) -> None:
-    # Imported here: at module level its `client` fixture would replace this module's.
-    from tests.e2e.test_subscription_lifecycle_api import new_subscription
-
     merchant, sub = new_subscription(client, amount=3000)
     rows = transactions(client, merchant)["data"]
     assert [(r["type"], r["source"], r["amount"], r["fee"], r["tax"], r["net"]) for r in rows] == [

@@ -27,7 +27,7 @@ import psycopg
 import pytest
 
 from tests.e2e.api_client import API, Merchant, sign_up
-from tests.e2e.test_billing_exactly_once import MAKE_DUE, PRICE_CENTS, create_subscriptions, due_left
+from tests.support.billing_load import MAKE_DUE, PRICE_CENTS, create_subscriptions, due_left
 from tests.support.private_services import fault_env, private_postgres, private_redis, wait_until
 from tests.support.processes import RunningProcess, start_core, start_gateway
 from tests.support.reconcile import assert_reconciles

@@ -15,38 +15,23 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 import psycopg
 import pytest
 
 from tests.e2e.api_client import API, Merchant, sign_up
+from tests.support.billing_load import MAKE_DUE, PRICE_CENTS, create_subscriptions, due_left
 from tests.support.private_services import wait_until
 from tests.support.processes import RunningProcess, start_core, start_gateway
 from tests.support.reconcile import assert_reconciles
 from tests.support.services import create_test_database, drop_test_database
+from tests.support.subscription_shop import ok
 from tests.support.table_audit import count, half_written
 
 pytestmark = pytest.mark.e2e
 
 SUBSCRIPTIONS = 1_000
-CUSTOMERS = 20
-PRICE_CENTS = 2_500
-CARD = {
-    "type": "card",
-    "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"},
-}
-# Shifts every subscription's period (and the anchor its next period is computed from) back so that it
-# ended an hour ago. Advancing the merchant's sandbox clock instead would bill them in the advance's own
-# request, not in the periodic run under test. The new period [end, end + 1 week) cannot collide with the
-# first invoice's period, which started at creation (a few seconds ago).
-MAKE_DUE = """
-UPDATE subscriptions SET
-    billing_anchor = billing_anchor - (current_period_end - (now() - interval '1 hour')),
-    current_period_start = current_period_start - (current_period_end - (now() - interval '1 hour')),
-    current_period_end = now() - interval '1 hour'
-WHERE merchant_id = %s"""
 
 
 @dataclass
@@ -81,45 +66,6 @@ def cluster(base_services: dict[str, str], stack_env: dict[str, str]) -> Iterato
         drop_test_database(base_services["DATABASE_URL"], dsn)
 
 
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-async def create_subscriptions(gateways: list[RunningProcess], merchant: Merchant, n: int) -> list[str]:
-    """`n` weekly subscriptions over CUSTOMERS customers with a card, 32 requests at a time over both
-    gateways; each create charges its first invoice."""
-    limits = httpx.Limits(max_connections=32)
-    async with (
-        httpx.AsyncClient(base_url=gateways[0].base_url, timeout=60.0, limits=limits) as a,
-        httpx.AsyncClient(base_url=gateways[1].base_url, timeout=60.0, limits=limits) as b,
-    ):
-        clients = [a, b]
-        auth = merchant.auth
-        plan = ok(await a.post(f"{API}/plans", json={"name": "Pro"}, headers=auth), 201)
-        body = {"amount_cents": PRICE_CENTS, "currency": "usd", "interval": "weekly"}
-        price = ok(await a.post(f"{API}/plans/{plan['id']}/prices", json=body, headers=auth), 201)["id"]
-
-        async def customer(k: int) -> str:
-            email = {"email": f"c{k}-{uuid.uuid4().hex[:8]}@example.com"}
-            made = ok(await clients[k % 2].post(f"{API}/customers", json=email, headers=auth), 201)["id"]
-            url = f"{API}/customers/{made}/payment-methods"
-            ok(await clients[k % 2].post(url, json=CARD, headers=auth), 201)
-            return str(made)
-
-        customers = await asyncio.gather(*(customer(k) for k in range(CUSTOMERS)))
-        slots = asyncio.Semaphore(32)
-
-        async def subscribe(k: int) -> str:
-            async with slots:
-                body = {"customer_id": customers[k % CUSTOMERS], "price_id": price}
-                made = ok(await clients[k % 2].post(f"{API}/subscriptions", json=body, headers=auth), 201)
-            assert made["status"] == "ACTIVE", made
-            return str(made["id"])
-
-        return list(await asyncio.gather(*(subscribe(k) for k in range(n))))
-
-
 async def advance_through_both(gateways: list[RunningProcess], merchant: Merchant) -> list[httpx.Response]:
     """One advance per gateway, the second 50 ms after the first and a minute further (so it moves the
     clock too): each core runs the merchant's due billing in its request, at the same time."""
@@ -135,14 +81,6 @@ async def advance_through_both(gateways: list[RunningProcess], merchant: Merchan
             return await client.post(f"{API}/test_helpers/clock/advance", json=body, headers=merchant.auth)
 
         return list(await asyncio.gather(advance(a, 0), advance(b, 1)))
-
-
-def due_left(dsn: str, merchant_id: str) -> int:
-    return count(
-        dsn,
-        "SELECT count(*) FROM subscriptions WHERE merchant_id = %s AND current_period_end <= now()",
-        merchant_id,
-    )
 
 
 def test_two_cores_bill_a_thousand_due_subscriptions_each_exactly_once(cluster: Cluster) -> None:

@@ -23,7 +23,6 @@ round_half_up(total × 0.029 + 30), net = max(0, total − fee − tax), checked
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -32,16 +31,16 @@ import httpx
 import psycopg
 import pytest
 
-from tests.e2e.api_client import API, Merchant, sign_up
-from tests.e2e.clock_steps import walk_clock
+from tests.e2e.api_client import API, sign_up
 from tests.support.processes import RunningProcess
+from tests.support.sandbox_clock import t
+from tests.support.subscription_shop import OK_CARD, Sandbox, ok
 
 pytestmark = pytest.mark.e2e
 
 JSON = dict[str, Any]
 CLOCK = f"{API}/test_helpers/clock"
 DAY = 86_400
-OK_CARD = "4242424242424242"
 DUNNING_CARD = "4000000000000341"  # attaches fine, every later charge declines (DESIGN §9)
 DRIFT = 5
 """Seconds a charge attempt may land after the instant it was due (requests take time)."""
@@ -80,11 +79,6 @@ class Inv(NamedTuple):
     fee: int | None
     """fee and net of the merchant's credit (PAID only): the invoice does not show them."""
     net: int | None
-
-
-def t(text: str) -> int:
-    """'2027-02-28 00:01' (UTC) → Unix seconds."""
-    return int(datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=UTC).timestamp())
 
 
 START = "2027-01-31 00:00"
@@ -228,79 +222,6 @@ def client(unthrottled_gateway: RunningProcess) -> Iterator[httpx.Client]:
     """The session's core behind a gateway without the per-merchant rate limit (a year of reads)."""
     with httpx.Client(base_url=unthrottled_gateway.base_url, timeout=60.0) as http:
         yield http
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-class Sandbox:
-    """One merchant and its clock."""
-
-    def __init__(self, client: httpx.Client, merchant: Merchant) -> None:
-        self.client = client
-        self.merchant = merchant
-
-    def get(self, path: str, **params: Any) -> Any:
-        return ok(self.client.get(f"{API}{path}", params=params, headers=self.merchant.auth))
-
-    def post(self, path: str, body: JSON | None = None, status: int = 200, **params: Any) -> Any:
-        sent = self.client.post(f"{API}{path}", json=body, params=params, headers=self.merchant.auth)
-        return ok(sent, status)
-
-    def now(self) -> int:
-        return int(self.get("/test_helpers/clock")["now"])
-
-    def advance(self, to: int) -> None:
-        """To `to`, in the steps DESIGN §10.5 allows (two intervals of the shortest live price)."""
-        assert walk_clock(self.client, self.merchant.auth, to) == to
-
-    def at_exactly(self, moment: int) -> None:
-        """The clock at `moment` with every step due before it applied: a first advance to a minute
-        before runs them (taking what it takes), the second has nothing to run and answers at once."""
-        if self.now() < moment - 60:
-            self.advance(moment - 60)
-        self.advance(moment)
-
-    def customer(self, card: str, address: JSON | None = None) -> str:
-        body: JSON = {"email": f"c{uuid.uuid4().hex[:12]}@example.com"}
-        if address is not None:
-            body["address"] = address
-        created = self.post("/customers", body, 201)
-        self.attach(created["id"], card)
-        return str(created["id"])
-
-    def attach(self, customer_id: str, card: str, **extra: Any) -> JSON:
-        card_body = {"number": card, "exp_month": 12, "exp_year": 2099, "cvc": "123"}
-        return dict(
-            self.post(
-                f"/customers/{customer_id}/payment-methods", {"type": "card", "card": card_body, **extra}, 201
-            )
-        )
-
-    def price(self, amount: int, trial_days: int | None = None) -> str:
-        plan = self.post("/plans", {"name": f"Plan {amount}"}, 201)
-        body: JSON = {"amount_cents": amount, "currency": "usd", "interval": "monthly"}
-        if trial_days is not None:
-            body["trial_period_days"] = trial_days
-        return str(self.post(f"/plans/{plan['id']}/prices", body, 201)["id"])
-
-    def tax_rate(self, percentage: str, inclusive: bool, country: str, state: str) -> str:
-        body = {
-            "percentage": percentage,
-            "display_name": "Tax",
-            "inclusive": inclusive,
-            "country": country,
-            "state": state,
-        }
-        return str(self.post("/tax-rates", body, 201)["id"])
-
-    def invoice(self, invoice_id: str) -> JSON:
-        return dict(self.get(f"/invoices/{invoice_id}"))
-
-    def subscription(self, sub_id: str) -> JSON:
-        return dict(self.get(f"/subscriptions/{sub_id}"))
 
 
 def shown(invoice: JSON) -> Inv:

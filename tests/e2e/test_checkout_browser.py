@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -14,42 +14,17 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.e2e.api_client import API, Merchant, authorized_charge, create_charge, sign_up
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, MerchantPages
 from tests.support.processes import RunningProcess
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 NEXT_YEAR = str(datetime.date.today().year + 1)
-WAIT_MS = 15_000
-
-
-class _MerchantPages(BaseHTTPRequestHandler):
-    """The merchant's own return and cancel pages: any GET is a small HTML page naming its path."""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        body = f"<!doctype html><title>Merchant</title><h1>Merchant page {self.path}</h1>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
 def merchant_site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPages)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), MerchantPages)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -21,22 +21,12 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from tests.e2e.api_client import API, PASSWORD, Merchant, authorized_charge, create_charge, sign_up
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.support.dashboard import BASE, browser_sign_in
 from tests.support.processes import RunningProcess
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-WAIT_MS = 15_000
 NAV = (
     "Home", "Payments", "Customers", "Subscriptions", "Invoices", "Balance",
     "Payouts", "Webhooks", "Events", "Developers", "Settings",

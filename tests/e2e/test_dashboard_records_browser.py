@@ -16,9 +16,9 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from tests.e2e.api_client import API, PASSWORD, Merchant, authorized_charge, sign_up
-from tests.e2e.test_checkout_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
-from tests.e2e.test_portal_api import ok, subscribed
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.support.dashboard import browser_sign_in
+from tests.support.subscription_shop import ok, subscribed
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
 pytestmark = pytest.mark.e2e

@@ -27,9 +27,10 @@ import httpx
 import pytest
 
 from tests.e2e.api_client import PASSWORD, authorized_charge, sign_up
-from tests.e2e.test_billing_year_api import OK_CARD, Sandbox, t
 from tests.support.processes import RunningProcess
 from tests.support.reconcile import assert_reconciles
+from tests.support.sandbox_clock import t
+from tests.support.subscription_shop import OK_CARD, Sandbox
 
 pytestmark = pytest.mark.e2e
 

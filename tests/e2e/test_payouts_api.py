@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from tests.e2e.api_client import API, PASSWORD, Merchant, assert_error, authorized_charge, sign_up
-from tests.e2e.test_balance_api import balance, captured, transactions
-from tests.e2e.test_test_clock import DAY, clock_now
+from tests.support.balance_api import balance, captured, transactions
 from tests.support.processes import RunningProcess
+from tests.support.sandbox_clock import DAY, clock_now
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,6 +15,7 @@ import pytest
 
 from tests.e2e.api_client import API, Merchant, assert_error, sign_up
 from tests.support.processes import RunningProcess
+from tests.support.subscription_shop import ok, subscribed
 
 pytestmark = pytest.mark.e2e
 
@@ -27,26 +28,6 @@ _FORM_TOKEN = re.compile(r'name="anti_forgery_token" value="([0-9a-f]{64})"')
 def client(unthrottled_gateway: RunningProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=unthrottled_gateway.base_url, timeout=30.0) as http:
         yield http
-
-
-def ok(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-def subscribed(client: httpx.Client, merchant: Merchant, card: str = "4242424242424242") -> tuple[str, str]:
-    """A customer with a default card and a weekly 30.00 subscription: (customer id, subscription id)."""
-    auth = merchant.auth
-    plan = ok(client.post(f"{API}/plans", json={"name": "Pro"}, headers=auth), 201)
-    body = {"amount_cents": 3000, "currency": "usd", "interval": "weekly"}
-    price = ok(client.post(f"{API}/plans/{plan['id']}/prices", json=body, headers=auth), 201)
-    email = f"c{uuid.uuid4().hex[:12]}@example.com"
-    customer = ok(client.post(f"{API}/customers", json={"email": email}, headers=auth), 201)
-    method = {"type": "card", "card": {"number": card, "exp_month": 12, "exp_year": 2099, "cvc": "123"}}
-    ok(client.post(f"{API}/customers/{customer['id']}/payment-methods", json=method, headers=auth), 201)
-    body = {"customer_id": customer["id"], "price_id": price["id"]}
-    sub = ok(client.post(f"{API}/subscriptions", json=body, headers=auth), 201)
-    return str(customer["id"]), str(sub["id"])
 
 
 def portal_session(client: httpx.Client, merchant: Merchant, customer_id: str, **headers: str) -> JSON:

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.e2e.api_client import API, Merchant, sign_up
-from tests.e2e.test_checkout_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, _MerchantPages
-from tests.e2e.test_portal_api import ok, subscribed
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, MerchantPages
+from tests.support.subscription_shop import ok, subscribed
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +25,7 @@ NEXT_YEAR = str(datetime.date.today().year + 1)
 @pytest.fixture(scope="module")
 def merchant_site() -> Iterator[str]:
     """The merchant's own site, where the portal's return link leads."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _MerchantPages)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), MerchantPages)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -10,28 +10,10 @@ import httpx
 import pytest
 
 from tests.e2e.api_client import API, Merchant, assert_error, authorized_charge, create_charge, sign_up
+from tests.support.sandbox_clock import CLOCK, DAY, HOUR, advance, clock_now
 from tests.webhook_receivers import start_receiver
 
 pytestmark = pytest.mark.e2e
-CLOCK = f"{API}/test_helpers/clock"
-HOUR = 3600
-DAY = 24 * HOUR
-
-
-def clock_now(client: httpx.Client, merchant: Merchant) -> int:
-    response = client.get(CLOCK, headers=merchant.auth)
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["object"] == "test_clock"
-    return int(body["now"])
-
-
-def advance(client: httpx.Client, merchant: Merchant, seconds: int) -> int:
-    to = clock_now(client, merchant) + seconds
-    response = client.post(f"{CLOCK}/advance", json={"to": to}, headers=merchant.auth)
-    assert response.status_code == 200, response.text
-    assert response.json() == {"object": "test_clock", "now": to}
-    return to
 
 
 def status_of(client: httpx.Client, merchant: Merchant, charge_id: str) -> str:

@@ -17,6 +17,7 @@ from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.rpc.status import rpc
 
 
@@ -86,13 +87,11 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
     ) -> pb.ListTaxRatesResponse:
         page = await self._tax_rates.list(
             owner_from_caller(request.caller),
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListTaxRatesResponse(
             tax_rates=[tax_rate_to_pb(r) for r in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListTaxRatesResponse),
         )
 
     @rpc
@@ -142,13 +141,11 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
     ) -> pb.ListPlansResponse:
         page = await self._plans.list_plans(
             owner_from_caller(request.caller),
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListPlansResponse(
             plans=[plan_to_pb(p) for p in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListPlansResponse),
         )
 
     @rpc
@@ -186,13 +183,11 @@ class CatalogServicer(catalog_service_pb2_grpc.CatalogServiceServicer):
         page = await self._plans.list_prices(
             owner_from_caller(request.caller),
             request.plan_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListPricesResponse(
             prices=[price_to_pb(p) for p in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListPricesResponse),
         )
 
     @rpc

@@ -23,6 +23,7 @@ from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.payments.domain.card import CardInput
 from core_server.rpc.status import rpc
 
@@ -100,13 +101,11 @@ class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
         page = await self._customers.list(
             owner_from_caller(request.caller),
             email=_optional(request, "email"),
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListCustomersResponse(
             customers=[customer_to_pb(c) for c in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListCustomersResponse),
         )
 
     @rpc
@@ -167,13 +166,11 @@ class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
         page = await self._methods.list(
             owner_from_caller(request.caller),
             request.customer_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListPaymentMethodsResponse(
             payment_methods=[payment_method_to_pb(m) for m in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListPaymentMethodsResponse),
         )
 
     @rpc
@@ -197,13 +194,11 @@ class CustomerServicer(customer_service_pb2_grpc.CustomerServiceServicer):
         page = await self._balances.list(
             owner_from_caller(request.caller),
             request.customer_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListCustomerBalanceTransactionsResponse(
             transactions=[balance_transaction_to_pb(t) for t in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListCustomerBalanceTransactionsResponse),
         )
 
     @rpc

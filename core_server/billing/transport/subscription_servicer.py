@@ -34,6 +34,7 @@ from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.errors import ParameterMissing
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.rpc.status import rpc
 
 T = TypeVar("T")
@@ -151,13 +152,11 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
             customer_id=_optional(request, "customer_id"),
             status=SUBSCRIPTION_STATUS_FROM_PB.get(request.status),
             price_id=_optional(request, "price_id"),
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListSubscriptionsResponse(
             subscriptions=[subscription_to_pb(s) for s in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count,
+            **page_fields(page, pb.ListSubscriptionsResponse),
         )
 
     @rpc
@@ -261,13 +260,11 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
         page = await self._subscriptions.list_items(
             owner_from_caller(request.caller),
             request.subscription_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListSubscriptionItemsResponse(
             items=[item_to_pb(item) for item in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count,
+            **page_fields(page, pb.ListSubscriptionItemsResponse),
         )
 
     @rpc
@@ -334,13 +331,11 @@ class SubscriptionServicer(subscription_service_pb2_grpc.SubscriptionServiceServ
             subscription_id=_optional(request, "subscription_id"),
             customer_id=_optional(request, "customer_id"),
             status=INVOICE_STATUS_FROM_PB.get(request.status),
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListInvoicesResponse(
             invoices=[invoice_to_pb(invoice) for invoice in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count,
+            **page_fields(page, pb.ListInvoicesResponse),
         )
 
     @rpc

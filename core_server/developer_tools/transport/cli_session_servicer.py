@@ -17,6 +17,7 @@ from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.transport.idempotent_rpc import SecretApart, idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.rpc.status import rpc
 
 KEEPALIVE = pb.StreamCliEventsResponse()
@@ -104,9 +105,9 @@ class CliSessionServicer(cli_session_service_pb2_grpc.CliSessionServiceServicer)
         page = await self._sessions.responses(
             owner_from_caller(request.caller),
             request.session_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListCliResponsesResponse(
-            cli_responses=[response_to_pb(r) for r in page.items], has_more=page.has_more
+            cli_responses=[response_to_pb(r) for r in page.items],
+            **page_fields(page, pb.ListCliResponsesResponse),
         )

@@ -16,6 +16,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ledger import TransactionType
 from core_server.kernel.domain.public_json import unix_seconds
 from core_server.kernel.transport.mapping import ENVIRONMENT_TO_PB, owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.ledger_view import as_json, balance_transaction_view, balance_view
 from core_server.ledger.application.payouts import PayoutService
@@ -128,13 +129,11 @@ class LedgerServicer(ledger_service_pb2_grpc.LedgerServiceServicer):
             type=request.type or None,
             payout=request.payout or None,
             currency=request.currency or None,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListBalanceTransactionsResponse(
             transactions=[transaction_to_pb(t, owner.environment) for t in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListBalanceTransactionsResponse),
         )
 
     @rpc
@@ -151,13 +150,11 @@ class LedgerServicer(ledger_service_pb2_grpc.LedgerServiceServicer):
             owner_from_caller(request.caller),
             status=request.status or None,
             currency=request.currency or None,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListPayoutsResponse(
             payouts=[payout_to_pb(p) for p in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListPayoutsResponse),
         )
 
     @rpc

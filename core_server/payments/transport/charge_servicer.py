@@ -13,6 +13,7 @@ from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.transport.idempotent_rpc import idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.payments.application.charge_view import ChargeViews
 from core_server.payments.application.charges import ChargeService, NewCharge
 from core_server.payments.domain.charge import Charge
@@ -88,18 +89,16 @@ class ChargeServicer(charge_service_pb2_grpc.ChargeServiceServicer):
     ) -> pb.ListChargesResponse:
         page = await self._charges.list(
             owner_from_caller(request.caller),
-            limit=request.limit,
+            **page_query(request),
             status=STATUS_FROM_PB.get(request.status),
             created_after=_optional(request, "created_after"),
             created_before=_optional(request, "created_before"),
-            starting_after=request.starting_after or None,
             customer_email=_optional(request, "customer_email"),
             invoice_id=_optional(request, "invoice_id"),
         )
         return pb.ListChargesResponse(
             charges=[charge_to_pb(c, self._views) for c in page.items],
-            has_more=page.has_more,
-            total_count=page.total_count or 0,
+            **page_fields(page, pb.ListChargesResponse),
         )
 
     @rpc

@@ -14,6 +14,7 @@ from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.errors import NotFound
 from core_server.kernel.transport.idempotent_rpc import SecretApart, idempotent_rpc
 from core_server.kernel.transport.mapping import owner_from_caller
+from core_server.kernel.transport.pages import page_fields, page_query
 from core_server.rpc.status import rpc
 from core_server.webhooks.application.events import EventService
 from core_server.webhooks.application.webhooks import WebhookEndpointService
@@ -133,11 +134,11 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
         page = await self._webhooks.deliveries(
             owner_from_caller(request.caller),
             request.webhook_endpoint_id,
-            limit=request.limit,
-            starting_after=request.starting_after or None,
+            **page_query(request),
         )
         return pb.ListWebhookDeliveriesResponse(
-            deliveries=[delivery_to_pb(d) for d in page.items], has_more=page.has_more
+            deliveries=[delivery_to_pb(d) for d in page.items],
+            **page_fields(page, pb.ListWebhookDeliveriesResponse),
         )
 
     @rpc
@@ -146,12 +147,13 @@ class WebhookServicer(webhook_service_pb2_grpc.WebhookServiceServicer):
     ) -> pb.ListEventsResponse:
         page = await self._events.list(
             owner_from_caller(request.caller),
-            limit=request.limit,
+            **page_query(request),
             type_filter=request.type or None,
-            starting_after=request.starting_after or None,
             object_id=request.object_id or None,
         )
-        return pb.ListEventsResponse(events=[event_to_pb(e) for e in page.items], has_more=page.has_more)
+        return pb.ListEventsResponse(
+            events=[event_to_pb(e) for e in page.items], **page_fields(page, pb.ListEventsResponse)
+        )
 
     @rpc
     async def GetEvent(

@@ -83,7 +83,7 @@ class ProbeCore:
 
     def __init__(self, runner: SpyRunner) -> None:
         self.runner = runner
-        self.settings = type("Settings", (), {"auth_token": ""})()
+        self.settings = type("Settings", (), {"auth_token": "", "max_in_flight_rpcs": 0})()
 
     def __getattr__(self, name: str) -> Any:
         return Poison(f"core.{name}")

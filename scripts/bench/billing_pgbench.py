@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from pgbench_ceiling import PgbenchResult, pgbench_binary
+from pgbench_ceiling import PgbenchResult, pgbench_binary, vary_event_ids
 from psycopg import sql
 from psycopg.rows import dict_row
 
@@ -153,13 +153,22 @@ def build_script(conn: psycopg.Connection[Any], samples: dict[str, Any]) -> tupl
     defines: dict[str, str] = {}
     salts = iter(range(10, 10_000))
     lines = [f"\\set k {CLIENT_K} + :client_id", "\\set n random(1, 9000000000000000)", "BEGIN;"]
+    fresh_events: dict[str, str] = {}
+
+    def fresh_event(event_id: str) -> str:
+        if event_id not in fresh_events:
+            fresh_events[event_id] = _fresh(event_id, next(salts))
+        return fresh_events[event_id]
+
     for template, params in samples["statements"]:
 
         def render(value: Any, key: str = "") -> str:
             if isinstance(value, str) and value in varying:
                 return varying[value]
-            if isinstance(value, str) and value.startswith("evt_"):
-                return _fresh(value, next(salts))
+            if isinstance(value, str):
+                events = vary_event_ids(value, defines, fresh_event)
+                if events is not None:
+                    return events
             if isinstance(value, list):
                 if not value:
                     return "'{}'"

@@ -149,6 +149,28 @@ def render_statement(
 UNIQUE = "({prefix} || CAST(:client_id AS text) || '_' || CAST(:n AS text))"
 """A text unique per transaction (`n` is drawn from a range far larger than any run)."""
 
+_EVENT_ID = re.compile(r"(evt_[A-Za-z0-9]+)")
+
+
+def vary_event_ids(value: str, defines: dict[str, str], event_id: Callable[[str], str]) -> str | None:
+    """The SQL of a text value holding event ids, each replaced by `event_id(id)` (an expression unique per
+    transaction), or None when it holds none. The outbox sends a write's events as one JSON text
+    (kernel/storage/outbox.py), so an id may stand inside it, more than once (the event and its payload):
+    the rest of the text travels as pgbench variables, like every other text value."""
+    if value.startswith("evt_") and _EVENT_ID.fullmatch(value):
+        return event_id(value)
+    if '"evt_' not in value:
+        return None
+    pieces = []
+    for part in _EVENT_ID.split(value):
+        if _EVENT_ID.fullmatch(part):
+            pieces.append(event_id(part))
+        elif part:
+            name = f"v{len(defines)}"
+            defines[name] = part
+            pieces.append(f"CAST(:{name} AS text)")
+    return "(" + " || ".join(pieces) + ")"
+
 
 def build_script(conn: psycopg.Connection[Any]) -> tuple[str, dict[str, str]]:
     """The pgbench script and its `-D` variables: the sample statements' values, with unique ids.
@@ -161,8 +183,8 @@ def build_script(conn: psycopg.Connection[Any]) -> tuple[str, dict[str, str]]:
     def substitute(value: Any) -> str | None:
         if isinstance(value, str) and value in varying:
             return varying[value]
-        if isinstance(value, str) and value.startswith("evt_"):
-            return UNIQUE.format(prefix="'evt_'")
+        if isinstance(value, str):
+            return vary_event_ids(value, defines, lambda _: UNIQUE.format(prefix="'evt_'"))
         return None
 
     defines: dict[str, str] = {}

@@ -25,7 +25,6 @@ Per transaction:
 from __future__ import annotations
 
 import asyncio
-import re
 import statistics
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -42,6 +41,7 @@ from pgbench_ceiling import (
     _migrate,
     render_statement,
     run_script,
+    vary_event_ids,
 )
 from psycopg import sql
 from psycopg.rows import dict_row
@@ -56,9 +56,6 @@ CAPTURE_RATE_BOUND = 4000
 _N = "\\set n random(1, 9000000000000000)"
 
 Sent = list[tuple[str, Any]]
-
-
-_EVENT_ID = re.compile(r"(evt_[A-Za-z0-9]+)")
 
 
 class _Var:
@@ -346,19 +343,7 @@ class OperationDatabase:
                 return None
             if value in varying:
                 return varying[value]
-            if value.startswith("evt_"):
-                return event_id(value)
-            if '"evt_' in value:  # the outbox's events, one JSON text: each event id made unique in it
-                parts = _EVENT_ID.split(value)
-                pieces = [event_id(part) if _EVENT_ID.fullmatch(part) else text_piece(part) for part in parts]
-                return "(" + " || ".join(pieces) + ")"
-            return None
-
-        def text_piece(text: str) -> str:
-            # A pgbench variable like every other text value (a literal's colons would read as variables).
-            name = f"v{len(defines)}"
-            defines[name] = text
-            return f"CAST(:{name} AS text)"
+            return vary_event_ids(value, defines, event_id)
 
         def event_id(value: str) -> str:
             nonlocal events

@@ -70,8 +70,13 @@ class InvoicePayer:
         self._methods = payment_methods
         self._invoice_charges = invoice_charges
 
-    async def attempt(self, subscription: Subscription, invoice: Invoice, at: datetime) -> AttemptOutcome:
-        """Attempt number `invoice.attempt_count + 1`, made at `at` (the merchant's time or a step's)."""
+    async def attempt(
+        self, subscription: Subscription, invoice: Invoice, at: datetime, *, invoice_is_new: bool = False
+    ) -> AttemptOutcome:
+        """Attempt number `invoice.attempt_count + 1`, made at `at` (the merchant's time or a step's).
+
+        `invoice_is_new`: the actor's own save opened the invoice in this activation, so no charge can
+        name it yet (InvoiceChargeRequest.invoice_is_new)."""
         settlement = None
         if invoice.amount_due_cents is None:
             settlement = await self._balances.settle(invoice, at)
@@ -102,6 +107,7 @@ class InvoicePayer:
                 # The same share the invoice's `subscription` row books (Invoice.tax_share_cents).
                 tax_cents=invoice_tax_share(invoice.tax_cents, invoice.total_cents, to_charge),
                 at=at,
+                invoice_is_new=invoice_is_new,
             )
         )
         paid = charge.status is ChargeStatus.CAPTURED

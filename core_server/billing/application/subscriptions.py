@@ -33,7 +33,6 @@ from core_server.billing.application.ports import CustomerBalances
 from core_server.billing.application.references import BillingReferences
 from core_server.billing.application.subscription_actor import (
     Change,
-    NeedsRate,
     RunDue,
     subscription_not_found,
 )
@@ -460,33 +459,27 @@ class SubscriptionService:
     async def run_due(self, subscription_id: str) -> bool:
         """Every billing step due for the subscription at its merchant's time, one at a time, each at its
         own time and with its charge made before the next (the billing run's work for one entity);
-        True when anything happened. The tax rate is resolved once, when the first step that opens an
-        invoice asks for it."""
-        rate: TaxRate | None = None
-        rate_known = False
+        True when anything happened. Each step is one turn of the actor: the tax rate read when the
+        step opens an invoice, the step saved, the invoice collected."""
         changed = False
         for _ in range(MAX_STEPS):
-            taken = await self._actors.ask(
-                subscription_id, RunDue(rate, rate_known), timeout=self._ask_timeout
-            )
+            taken = await self._actors.ask(subscription_id, RunDue(self._rate_for), timeout=self._ask_timeout)
             if taken is None:
                 break
-            subscription = taken.subscription
-            owner = Owner(subscription.merchant_id, subscription.environment)
-            if isinstance(taken, NeedsRate):
-                rate = await self._refs.rate_for(owner, subscription.tax_rate_id, subscription.customer_id)
-                rate_known = True
-                continue
             changed = True
             if taken.step.kind is StepKind.CANCEL_REFUND:
                 # A cancel cut short by a crash: its refund, once. If it cannot be made now (its key is
                 # busy: the request is finishing it), the next pass looks again.
-                finished = await self.finish_cancel_refund(owner, subscription_id)
+                finished = await self.finish_cancel_refund(taken.owner, subscription_id)
                 if finished.pending_cancel_refund is not None:
                     break
-            if taken.invoice is not None:
-                await self._collector.collect(owner, subscription, [taken.invoice], at=taken.step.at)
+            elif not taken.more_due:
+                break
         return changed
+
+    async def _rate_for(self, subscription: Subscription) -> TaxRate | None:
+        owner = Owner(subscription.merchant_id, subscription.environment)
+        return await self._refs.rate_for(owner, subscription.tax_rate_id, subscription.customer_id)
 
     async def retry_open_invoices(self, owner: Owner, customer_id: str) -> None:
         """A new default payment method retries, at once, what each of the customer's PAST_DUE or UNPAID

@@ -72,6 +72,11 @@ class InvoiceChargeRequest:
     total, amount)`), stored on the charge so its refunds and disputes return it to the customer."""
     at: datetime | None = None
     """When the attempt counts as made (a billing step replayed by a clock advance); None: now."""
+    invoice_is_new: bool = False
+    """The caller's own write opened the invoice moments ago (a fresh random id) and made no attempt of
+    it: no charge can name it, so the look-up for a replay is skipped. Only a core that took the
+    subscription over meanwhile could have charged it — the race of two callers past the look-up, which
+    the unique (invoice, attempt) index settles the same way."""
 
 
 _UNCONFIGURED_FAILURE = PaymentOutcome(
@@ -107,9 +112,10 @@ class InvoiceCharges:
         a written `failed` charge (`processing_error`); any other processor that could not be reached
         writes nothing: ProcessorUnavailable, and the attempt stays free.
         """
-        existing = await self._charges.find_invoice_attempt(request.invoice_id, request.attempt)
-        if existing is not None:
-            return existing
+        if not request.invoice_is_new:
+            existing = await self._charges.find_invoice_attempt(request.invoice_id, request.attempt)
+            if existing is not None:
+                return existing
         # The bounds of every charge (50 to 99999999, a supported currency): billing settles smaller totals.
         check_charge_amount(request.amount)
         currency = normalize_currency(request.currency)

@@ -10,7 +10,7 @@ from datetime import timedelta
 import redis.asyncio as aioredis
 
 from core_server.actors import ActorRegistry
-from core_server.billing.application.billing_run import BILLING_BATCH, BILLING_PARALLEL, BillingRun
+from core_server.billing.application.billing_run import BILLING_BATCH, BillingRun
 from core_server.billing.application.customer_balances import CustomerBalanceService
 from core_server.billing.application.customers import CustomerService
 from core_server.billing.application.invoice_collection import InvoicePayer
@@ -369,7 +369,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             lease=job_claim,
             next_wake=offsets.next_midnight,
             batch=BILLING_BATCH,
-            parallel=BILLING_PARALLEL,
+            parallel=settings.billing_parallel,
         )
     )
     # After the billing run: a clock advance runs the sweeps in this order, so the credits of the invoices

@@ -85,6 +85,10 @@ class Settings:
     webhook_allow_private_targets: bool = False
     # DESIGN §9: the billing run is due hourly (a sandbox clock advance runs it at once for its merchant).
     billing_interval_seconds: float = 3600.0
+    # Subscriptions one core bills at once (BILLING_PARALLEL): each is a chain of round trips, so the run's
+    # rate grows with them until the core or the database is busy; each holds a pool connection only
+    # while a statement runs.
+    billing_parallel: int = 16
     # Where the customer portal's pages are served (DESIGN §9); empty: the checkout base URL.
     portal_base_url: str = ""
     # How long a batch claimed by one core's sweep (expiry, authorizations, billing, payouts, retention)
@@ -176,6 +180,8 @@ class Settings:
             raise ConfigError("DB_KEEPALIVE_IDLE_SECONDS must be at least 1")
         if self.core_heartbeat_seconds <= 0:
             raise ConfigError("CORE_HEARTBEAT_SECONDS must be above 0")
+        if self.billing_parallel < 1:
+            raise ConfigError("BILLING_PARALLEL must be at least 1")
         if not 2 * self.core_heartbeat_seconds <= self.core_heartbeat_lapse_seconds < claim:
             raise ConfigError(
                 "CORE_HEARTBEAT_LAPSE_SECONDS must be at least twice CORE_HEARTBEAT_SECONDS and below "
@@ -297,6 +303,7 @@ class Settings:
             tls_key_file=e.get("CORE_TLS_KEY_FILE", "").strip() or None,
             webhook_allow_private_targets=_flag(e, "WEBHOOK_ALLOW_PRIVATE_TARGETS"),
             billing_interval_seconds=float(e.get("BILLING_INTERVAL_SECONDS", "3600")),
+            billing_parallel=_integer(e, "BILLING_PARALLEL", "16"),
             # BILLING_CLAIM_SECONDS: this setting's name before every sweep shared the billing run's claims.
             job_claim_seconds=float(e.get("JOB_CLAIM_SECONDS", e.get("BILLING_CLAIM_SECONDS", "300"))),
             database_pooler=e.get("DATABASE_POOLER", "").strip().lower(),

@@ -16,9 +16,6 @@ from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 
 BILLING_BATCH = 100
-BILLING_PARALLEL = 16
-"""Subscriptions billed at once per core: each is a few round trips apart (actor turn, charge, record),
-so more in flight keep the pool busy; below the pool's 20 connections, leaving room for live traffic."""
 
 
 class BillingRun:

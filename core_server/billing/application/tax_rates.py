@@ -25,6 +25,8 @@ from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_cand
 from core_server.kernel.domain.input_rules import validate_metadata
 
 TAX_RATE_ID_RE = re.compile(r"^txr_[A-Za-z0-9]{24}$")
+TERMS_REMEMBERED = 10_000
+"""Explicit rates each core keeps for resolution (`resolve`): a billing run reads one per invoice."""
 
 
 def tax_rate_not_found(rate_id: str) -> NotFound:
@@ -36,6 +38,7 @@ class TaxRateService:
     def __init__(self, rates: TaxRateRepository, clocks: Clocks) -> None:
         self._rates = rates
         self._clocks = clocks
+        self._terms: dict[tuple[str, str, str], TaxRate] = {}
 
     async def create(
         self,
@@ -118,11 +121,27 @@ class TaxRateService:
     async def resolve(
         self, owner: Owner, tax_rate_id: str | None, country: str | None, state: str | None
     ) -> TaxRate | None:
-        """DESIGN §9 resolution for a subscription of this owner (the subscription's rate must exist)."""
-        explicit = await self.get(owner, tax_rate_id) if tax_rate_id else None
+        """DESIGN §9 resolution for a subscription of this owner (the subscription's rate must exist).
+        The rate returned is for computing tax: only its id, percentage and `inclusive` are to be read."""
+        explicit = await self._explicit_terms(owner, tax_rate_id) if tax_rate_id else None
         if explicit is not None or not country:
             return explicit
         candidates = await self._rates.active_for_country(
             owner.merchant_id, owner.environment, country.strip().upper()
         )
         return resolve_rate(None, candidates, country, state)
+
+    async def _explicit_terms(self, owner: Owner, rate_id: str) -> TaxRate:
+        """The rate a subscription names, read once per core: a rate's id, percentage and `inclusive` never
+        change after its create (an update changes only its display name and whether it is active, which
+        no invoice reads, and an explicit rate applies whether active or not), so what was read stays
+        right for computing tax. Read for the owner's tenant like `get`; a TEST reset that deletes a rate
+        deletes the subscriptions naming it too, and ids are never reused."""
+        key = (owner.merchant_id, owner.environment.value, rate_id)
+        rate = self._terms.get(key)
+        if rate is None:
+            rate = await self.get(owner, rate_id)
+            if len(self._terms) >= TERMS_REMEMBERED:
+                self._terms.pop(next(iter(self._terms)))  # the oldest read: a bound, not a policy
+            self._terms[key] = rate
+        return rate

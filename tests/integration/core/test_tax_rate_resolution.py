@@ -49,3 +49,19 @@ async def test_resolution_order_and_scoping(core: Core) -> None:
         assert await rates.resolve(other, None, "US", "CA") is None
         with pytest.raises(NotFound):
             await rates.resolve(other, explicit.id, "US", "CA")
+
+
+async def test_an_explicit_rate_keeps_its_terms_through_updates(core: Core) -> None:
+    """A core remembers the explicit rates it resolved (their terms never change); a rename or a
+    deactivation changes nothing a resolution answers, and still applies (DESIGN §9: the subscription's
+    rate wins, active or not)."""
+    owner = await new_owner(core)
+    rates = core.tax_rates
+    explicit = await rates.create(owner, percentage="7.5", display_name="Old", inclusive=True)
+    first = await rates.resolve(owner, explicit.id, None, None)
+    await rates.update(owner, explicit.id, display_name="New", active=False)
+    again = await rates.resolve(owner, explicit.id, "US", "CA")
+    assert again is not None and first is not None
+    assert (again.id, again.percentage, again.inclusive) == (explicit.id, explicit.percentage, True)
+    assert apply_rate(1075, again).tax == 75
+    assert (await rates.get(owner, explicit.id)).display_name == "New"  # reads for display stay fresh

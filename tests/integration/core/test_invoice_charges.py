@@ -4,6 +4,7 @@ of callers, listed and refundable like any charge."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import pytest
@@ -156,6 +157,32 @@ async def test_a_racer_that_read_before_the_write_gets_the_written_charge(
     second = await core.invoice_charges.attempt(request(owner, invoice_id))
     assert not misses  # the stale read happened
     assert second.id == first.id and second.status is ChargeStatus.CAPTURED
+    assert await rows_of(core, invoice_id) == [(first.id, 1)]
+    assert await event_types(core, first.id) == ["charge.created", "charge.completed"]
+
+
+async def test_a_new_invoice_skips_the_look_up_and_a_takeover_still_charges_once(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`invoice_is_new`: the caller's own turn opened the invoice, so no look-up is made. If another core
+    took the subscription over and charged it meanwhile, the insert meets the unique index and the caller
+    gets that charge back — one charge, as for two callers racing past the look-up."""
+    owner = await new_owner(core)
+    invoice_id = new_invoice_id()
+    looked_up: list[str] = []
+    find = PgChargeRepository.find_invoice_attempt
+
+    async def counted(self: PgChargeRepository, invoice: str, attempt: int) -> Charge | None:
+        looked_up.append(invoice)
+        return await find(self, invoice, attempt)
+
+    monkeypatch.setattr(PgChargeRepository, "find_invoice_attempt", counted)
+    fresh = dataclasses.replace(request(owner, invoice_id), invoice_is_new=True)
+    first = await core.invoice_charges.attempt(fresh)
+    assert looked_up == [] and first.status is ChargeStatus.CAPTURED
+    again = await core.invoice_charges.attempt(fresh)  # the takeover's charge is already written
+    assert again.id == first.id
+    assert looked_up == [invoice_id]  # only to fetch the charge the unique index named
     assert await rows_of(core, invoice_id) == [(first.id, 1)]
     assert await event_types(core, first.id) == ["charge.created", "charge.completed"]
 

@@ -25,6 +25,7 @@ from core_server.kernel.domain.errors import StateConflict
 from core_server.kernel.domain.ledger import LedgerEntry, invoice_fee, invoice_tax_share, subscription_entry
 from core_server.kernel.domain.money import MIN_AMOUNT
 from core_server.kernel.domain.public_json import unix_seconds
+from core_server.kernel.domain.state_copies import FieldCopy, Immutable
 
 INVOICE_ID_PREFIX = "si_"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -55,7 +56,7 @@ class BillingReason(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class InvoiceLine:
+class InvoiceLine(Immutable):
     """One line; `credit` lines are negative. `proration` holds the formula's inputs when prorated."""
 
     kind: LineKind
@@ -108,7 +109,7 @@ def new_invoice_id() -> str:
 
 
 @dataclass(slots=True)
-class Invoice:
+class Invoice(FieldCopy):
     id: str
     merchant_id: str
     environment: Environment

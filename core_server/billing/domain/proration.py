@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
 
+from core_server.kernel.domain.state_copies import Immutable
+
 UNROUNDED_DECIMALS = 6
 _SECOND = timedelta(seconds=1)
 
 
 @dataclass(frozen=True, slots=True)
-class ProrationInputs:
+class ProrationInputs(Immutable):
     """The numbers the amount was computed from; `unrounded` is the signed exact value (see `prorate`)."""
 
     seconds_remaining: int
@@ -36,7 +38,7 @@ class ProrationInputs:
 
 
 @dataclass(frozen=True, slots=True)
-class Proration:
+class Proration(Immutable):
     """`amount_cents` is signed: a charge for more quantity, a credit (negative) for less."""
 
     amount_cents: int

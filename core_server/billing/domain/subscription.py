@@ -69,6 +69,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
 from core_server.kernel.domain.events import DomainEvent
 from core_server.kernel.domain.ids import new_id
+from core_server.kernel.domain.state_copies import FieldCopy, Immutable
 
 SUBSCRIPTION_ID_RE = re.compile(r"^sub_[A-Za-z0-9]{24}$")
 COLLECTION_METHOD = "charge_automatically"
@@ -106,7 +107,7 @@ BILLED_STATUSES = frozenset({SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_
 
 
 @dataclass(frozen=True, slots=True)
-class PendingCancelRefund:
+class PendingCancelRefund(Immutable):
     """DESIGN §10.2: the refund an immediate cancel with `prorate` owes on the last paid invoice's charge,
     saved with the cancel and cleared when the refund is made (by the request, its retry or the billing
     run), so it is made once whatever fails between."""
@@ -116,7 +117,7 @@ class PendingCancelRefund:
 
 
 @dataclass(slots=True)
-class Subscription:
+class Subscription(FieldCopy):
     id: str
     merchant_id: str
     environment: Environment

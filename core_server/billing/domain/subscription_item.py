@@ -13,6 +13,7 @@ from core_server.billing.domain.invoice import InvoiceLine
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.ids import new_id
+from core_server.kernel.domain.state_copies import FieldCopy, Immutable
 
 ITEM_ID_RE = re.compile(r"^si_item_[A-Za-z0-9]{24}$")
 MAX_QUANTITY = 10_000
@@ -21,7 +22,7 @@ MAX_ACTIVE_ITEMS = 20
 
 
 @dataclass(frozen=True, slots=True)
-class BilledTranche:
+class BilledTranche(Immutable):
     """`quantity` units of an item whose time up to the current period's end some invoice line bills at
     `unit_amount_cents` each (DESIGN §10.4): a credit may return only such time, a charge bills only
     time no tranche covers. `price_id` names the price it was billed at, which a credit line names."""
@@ -45,7 +46,7 @@ class ItemProration(StrEnum):
 
 
 @dataclass(slots=True)
-class SubscriptionItem:
+class SubscriptionItem(FieldCopy):
     id: str
     subscription_id: str
     environment: Environment
@@ -136,7 +137,7 @@ class SubscriptionItem:
 
 
 @dataclass(slots=True)
-class PendingProration:
+class PendingProration(FieldCopy):
     """A proration charge (positive) or credit (negative) waiting for an invoice; BILLED once the
     invoice that includes it is paid (spec: Pending proration)."""
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from core_server.kernel.domain.state_copies import Immutable
+
 
 @dataclass(frozen=True, slots=True)
-class DomainEvent:
+class DomainEvent(Immutable):
     """`type` is the spec's event type (`charge.completed`); the application renders the payload."""
 
     type: str

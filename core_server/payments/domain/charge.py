@@ -29,6 +29,7 @@ from core_server.kernel.domain.ledger import (
     returned_tax,
 )
 from core_server.kernel.domain.money import check_positive
+from core_server.kernel.domain.state_copies import FieldCopy
 from core_server.payments.domain.dispute import Dispute
 from core_server.payments.domain.events import ChargeEventType
 from core_server.payments.domain.payment import PaymentDetails, PaymentMethodType, PaymentOutcome
@@ -73,7 +74,7 @@ class ChargeDraft:
 
 
 @dataclass(slots=True)
-class Charge:
+class Charge(FieldCopy):
     id: str
     merchant_id: str
     environment: Environment

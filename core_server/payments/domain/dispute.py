@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core_server.kernel.domain.errors import ParameterInvalid, StateConflict
+from core_server.kernel.domain.state_copies import Immutable
 
 DISPUTE_OUTCOMES = frozenset({"won", "lost"})
 
@@ -14,7 +15,7 @@ DISPUTE_FEE = 1500
 
 
 @dataclass(frozen=True, slots=True)
-class Dispute:
+class Dispute(Immutable):
     id: str
     charge_id: str
     amount: int

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from core_server.kernel.domain.state_copies import Immutable
+
 
 class PaymentMethodType(enum.Enum):
     CARD = "card"
@@ -12,7 +14,7 @@ class PaymentMethodType(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class CardDetails:
+class CardDetails(Immutable):
     """The only card data ever stored: never the number or the CVC (DESIGN §5)."""
 
     brand: str
@@ -25,7 +27,7 @@ class CardDetails:
 
 
 @dataclass(frozen=True, slots=True)
-class PaypalDetails:
+class PaypalDetails(Immutable):
     email: str
 
 

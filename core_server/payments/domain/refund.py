@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core_server.kernel.domain.errors import ParameterInvalid
+from core_server.kernel.domain.state_copies import Immutable
 
 REFUND_REASONS = frozenset({"customer_request", "duplicate", "fraudulent", "other"})
 
 
 @dataclass(frozen=True, slots=True)
-class Refund:
+class Refund(Immutable):
     id: str
     charge_id: str
     amount: int

@@ -172,7 +172,7 @@ def test_trigger_makes_each_event_type_of_the_spec(
         assert returncode == 0, f"{event_type}: {result.err}"
         assert result.out.startswith(f"Triggered {event_type}"), result.out
         found = http.get(f"{API}/events", params={"type": event_type}, headers=merchant.auth).json()["data"]
-        assert found, f"no {event_type} event after the trigger:\n{result.stdout}"
+        assert found, f"no {event_type} event after the trigger:\n{result.out}"
 
 
 def test_reset_clock_and_errors_from_the_command(

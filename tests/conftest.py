@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.services import (
     create_test_database,
+    drop_templates,
     drop_test_database,
     new_redis_namespace,
     purge_redis_namespace,
@@ -28,7 +29,10 @@ def base_services() -> Iterator[dict[str, str]]:
     try:
         yield dict(services.env)
     finally:
-        stop_base_services(services)
+        try:
+            drop_templates()
+        finally:
+            stop_base_services(services)
 
 
 @pytest.fixture(scope="session")

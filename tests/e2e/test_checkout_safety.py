@@ -70,7 +70,7 @@ def test_pending_paypal_authorizes_a_few_seconds_later(client: httpx.Client) -> 
     deadline = time.monotonic() + 15
     status = "pending"
     while time.monotonic() < deadline and status == "pending":
-        time.sleep(0.5)
+        time.sleep(0.05)
         status = client.get(f"{API}/charges/{charge['id']}", headers=merchant.auth).json()["status"]
     assert status == "authorized"
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import secrets
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -69,12 +71,60 @@ def database_name(dsn: str) -> str:
     return str(conninfo_to_dict(dsn)["dbname"])
 
 
-def create_test_database(base_dsn: str) -> str:
-    """A fresh, uniquely named database on the server of `base_dsn`; returns its DSN."""
+def _new_database(base_dsn: str, template: str | None = None) -> str:
     name = f"pc_test_{os.getpid()}_{secrets.token_hex(4)}"
+    statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
     with psycopg.connect(base_dsn, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        conn.execute(statement)
     return with_database(base_dsn, name)
+
+
+def _migrate(dsn: str) -> None:
+    """The core's own migration runner; on a thread of its own, so a caller inside an event loop works."""
+    from core_server.db.migrate import apply_migrations
+    from core_server.db.pool import open_pool
+
+    async def migrate() -> None:
+        pool = await open_pool(dsn, min_size=1, max_size=1)
+        try:
+            await apply_migrations(pool)
+        finally:
+            await pool.close()
+
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(asyncio.run, migrate()).result()
+
+
+_templates: dict[str, str] = {}
+
+
+def migrated_template(base_dsn: str) -> str:
+    """A database with every migration applied, made once per test session (drop_templates ends it): the
+    template each test database is copied from, so the migrations run once, not once per database."""
+    if base_dsn not in _templates:
+        dsn = _new_database(base_dsn)
+        try:
+            _migrate(dsn)
+        except BaseException:
+            drop_test_database(base_dsn, dsn)
+            raise
+        _templates[base_dsn] = dsn
+    return database_name(_templates[base_dsn])
+
+
+def drop_templates() -> None:
+    """Drop the session's templates (at its end, before the servers it started stop)."""
+    while _templates:
+        base_dsn, dsn = _templates.popitem()
+        drop_test_database(base_dsn, dsn)
+
+
+def create_test_database(base_dsn: str) -> str:
+    """A fresh, uniquely named database on the server of `base_dsn`, every migration already applied (a
+    copy of `migrated_template`); returns its DSN."""
+    return _new_database(base_dsn, migrated_template(base_dsn))
 
 
 def drop_test_database(base_dsn: str, dsn: str) -> None:

@@ -195,7 +195,7 @@ async def _until_blocked(pool: DbPool, charge_id: str) -> None:
         async with pool.connection() as conn:
             cursor = await conn.execute(
                 "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND query LIKE '%%UPDATE charges%%'"
+                " AND query LIKE '%%UPDATE charges%%' AND datname = current_database()"
             )
             row = await cursor.fetchone()
         if row is not None and row["n"] > 0:

@@ -98,7 +98,7 @@ class RecordingServer:
         # build_server hands its services over in one MethodTable (core_server/rpc/method_table.py).
         for handler in handlers:
             if isinstance(handler, MethodTable):
-                self.services.update(handler.services)
+                self.services.update({name: dict(methods) for name, methods in handler.services.items()})
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
         self.services[service] = handlers

@@ -68,8 +68,8 @@ class _CorePool(AsyncConnectionPool[AsyncConnection[DictRow]]):
 
     The note is taken in `putconn` rather than by a `reset` callback: with a `reset`, psycopg_pool hands
     every returned connection to a maintenance worker task (one queue put and one more task step per
-    statement, 4–5 % of the core's loop under create load), and the connection stays out of the pool
-    until that task ran; without one, the return is done inline, as the pool does by default.
+    statement; BENCHMARKS.md, "Speed, round 4"), and the connection stays out of the pool until that
+    task ran; without one, the return is done inline, as the pool does by default.
     """
 
     async def putconn(self, conn: AsyncConnection[DictRow]) -> None:

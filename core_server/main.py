@@ -62,6 +62,7 @@ from core_server.payments.transport.charge_servicer import ChargeServicer
 from core_server.payments.transport.checkout_servicer import CheckoutServicer
 from core_server.rpc.interceptors import AuthTokenInterceptor
 from core_server.rpc.load_shedding import InFlightLimit
+from core_server.rpc.method_table import MethodTable
 from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.application.webhook_dispatcher import (
     SHUTDOWN_GRACE_SECONDS as DISPATCH_GRACE_SECONDS,
@@ -95,50 +96,55 @@ def build_server(core: Core) -> tuple[grpc.aio.Server, health.aio.HealthServicer
     # After the token check: a refused caller takes no slot.
     interceptors.append(InFlightLimit(core.settings.max_in_flight_rpcs))
     server = grpc.aio.server(interceptors=interceptors)
+    # Every service registers into the table, which the server gets as its one generic handler: no
+    # registered methods, so the server waits on one pending call, not one per method (method_table.py).
+    table = MethodTable()
     charge_service_pb2_grpc.add_ChargeServiceServicer_to_server(
-        ChargeServicer(core.charges, core.views, core.runner), server
+        ChargeServicer(core.charges, core.views, core.runner), table
     )
     checkout_service_pb2_grpc.add_CheckoutServiceServicer_to_server(
-        CheckoutServicer(core.checkout, core.runner), server
+        CheckoutServicer(core.checkout, core.runner), table
     )
     catalog_service_pb2_grpc.add_CatalogServiceServicer_to_server(
-        CatalogServicer(core.tax_rates, core.plans, core.runner), server
+        CatalogServicer(core.tax_rates, core.plans, core.runner), table
     )
     merchant_service_pb2_grpc.add_MerchantServiceServicer_to_server(
-        MerchantServicer(core.merchants, core.runner), server
+        MerchantServicer(core.merchants, core.runner), table
     )
     api_key_service_pb2_grpc.add_ApiKeyServiceServicer_to_server(
-        ApiKeyServicer(core.api_keys, core.runner), server
+        ApiKeyServicer(core.api_keys, core.runner), table
     )
     idempotency_service_pb2_grpc.add_IdempotencyServiceServicer_to_server(
-        IdempotencyServicer(core.runner), server
+        IdempotencyServicer(core.runner), table
     )
     webhook_service_pb2_grpc.add_WebhookServiceServicer_to_server(
-        WebhookServicer(core.webhooks, core.events, core.runner), server
+        WebhookServicer(core.webhooks, core.events, core.runner), table
     )
     test_clock_service_pb2_grpc.add_TestClockServiceServicer_to_server(
-        TestClockServicer(core.test_clock, core.runner), server
+        TestClockServicer(core.test_clock, core.runner), table
     )
     customer_service_pb2_grpc.add_CustomerServiceServicer_to_server(
-        CustomerServicer(core.customers, core.payment_methods, core.customer_balances, core.runner), server
+        CustomerServicer(core.customers, core.payment_methods, core.customer_balances, core.runner), table
     )
     subscription_service_pb2_grpc.add_SubscriptionServiceServicer_to_server(
-        SubscriptionServicer(core.subscriptions, core.invoices, core.runner), server
+        SubscriptionServicer(core.subscriptions, core.invoices, core.runner), table
     )
     portal_service_pb2_grpc.add_PortalServiceServicer_to_server(
-        PortalServicer(core.portal, core.runner), server
+        PortalServicer(core.portal, core.runner), table
     )
     ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(
-        LedgerServicer(core.ledger, core.payouts), server
+        LedgerServicer(core.ledger, core.payouts), table
     )
     cli_session_service_pb2_grpc.add_CliSessionServiceServicer_to_server(
-        CliSessionServicer(core.cli_sessions, core.cli_stream, core.runner), server
+        CliSessionServicer(core.cli_sessions, core.cli_stream, core.runner), table
     )
     test_reset_service_pb2_grpc.add_TestResetServiceServicer_to_server(
-        TestResetServicer(core.test_reset, core.runner), server
+        TestResetServicer(core.test_reset, core.runner), table
     )
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, table)
+    server.add_generic_rpc_handlers(table.handlers())
+    # On the server itself: it picks its asyncio servicer by the server's type (one streaming method).
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )

@@ -63,8 +63,18 @@ RECENTLY_USED_SECONDS = 1.0
 _returned_at: weakref.WeakKeyDictionary[AsyncConnection[Any], float] = weakref.WeakKeyDictionary()
 
 
-async def _note_return(conn: AsyncConnection[Any]) -> None:
-    _returned_at[conn] = time.monotonic()
+class _CorePool(AsyncConnectionPool[AsyncConnection[DictRow]]):
+    """psycopg_pool's pool, noting when each connection was handed back (for `_check_if_idle`).
+
+    The note is taken in `putconn` rather than by a `reset` callback: with a `reset`, psycopg_pool hands
+    every returned connection to a maintenance worker task (one queue put and one more task step per
+    statement; BENCHMARKS.md, "Speed, round 4"), and the connection stays out of the pool until that
+    task ran; without one, the return is done inline, as the pool does by default.
+    """
+
+    async def putconn(self, conn: AsyncConnection[DictRow]) -> None:
+        _returned_at[conn] = time.monotonic()
+        await super().putconn(conn)
 
 
 async def _check_if_idle(conn: AsyncConnection[Any]) -> None:
@@ -169,15 +179,14 @@ async def open_pool(
         "keepalives_interval": KEEPALIVE_INTERVAL_SECONDS,
         "keepalives_count": KEEPALIVE_COUNT,
     }
-    # The type argument only informs the type checker; the connections are what `row_factory` makes.
-    pool = AsyncConnectionPool[AsyncConnection[DictRow]](
+    # The connections are what `row_factory` makes (`DbPool`'s dict rows).
+    pool = _CorePool(
         dsn,
         min_size=min_size,
         max_size=max_size,
         timeout=timeout,
         open=False,
         check=_check_if_idle,
-        reset=_note_return,
         kwargs={
             "autocommit": True,
             "row_factory": dict_row,

@@ -95,6 +95,9 @@ def rpc(method: Method[R]) -> Method[R]:
     A call that succeeded is logged only when slow (SLOW_CALL_SECONDS) or at DEBUG: the gateway's access
     line already says it happened; one that failed is logged with its code, at INFO or above."""
 
+    # The OK series of this method, labelled on its first call (`labels()` validates and locks each time).
+    succeeded: list[Any] = []
+
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         metadata = dict(context.invocation_metadata() or ())
@@ -105,7 +108,9 @@ def rpc(method: Method[R]) -> Method[R]:
             try:
                 response = await method(self, request, context)
                 elapsed = time.perf_counter() - started
-                RPC_SECONDS.labels(method.__name__, "OK").observe(elapsed)
+                if not succeeded:
+                    succeeded.append(RPC_SECONDS.labels(method.__name__, "OK"))
+                succeeded[0].observe(elapsed)
                 if elapsed >= SLOW_CALL_SECONDS:
                     logger.info("rpc %s OK %.1fms (slow)", method.__name__, elapsed * 1000)
                 else:

@@ -7,6 +7,8 @@ scrape sees the worker that answered it; run one worker per process (several pro
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 REGISTRY = CollectorRegistry()
@@ -37,11 +39,23 @@ SHED_REQUESTS = Counter(
 )
 
 
+# The labelled children, looked up once per label set (`labels()` validates and locks on every call);
+# the same series either way, so there are never more entries here than series in the registry.
+_COUNTED: dict[tuple[str, str, int], Any] = {}
+_TIMED: dict[tuple[str, str], Any] = {}
+
+
 def observe_request(route: str | None, method: str, status: int, seconds: float | None) -> None:
     pattern = route or UNMATCHED
-    HTTP_REQUESTS.labels(pattern, method, str(status)).inc()
+    counted = _COUNTED.get((pattern, method, status))
+    if counted is None:
+        counted = _COUNTED[pattern, method, status] = HTTP_REQUESTS.labels(pattern, method, str(status))
+    counted.inc()
     if seconds is not None:
-        HTTP_SECONDS.labels(pattern, method).observe(seconds)
+        timed = _TIMED.get((pattern, method))
+        if timed is None:
+            timed = _TIMED[pattern, method] = HTTP_SECONDS.labels(pattern, method)
+        timed.observe(seconds)
 
 
 def exposition() -> bytes:

@@ -16,6 +16,7 @@ MAX_METADATA_VALUE = 500
 MAX_EMAIL = 254
 
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_WHITESPACE = re.compile(r"\s")  # str.isspace()'s characters (Unicode whitespace), found in C
 
 
 def validate_url(value: str, param: str) -> str:
@@ -26,7 +27,7 @@ def validate_url(value: str, param: str) -> str:
         parts = urlsplit(value)
     except ValueError as exc:
         raise ParameterInvalid(f"{param} must be a valid URL.", param=param) from exc
-    if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in value):
+    if parts.scheme not in ("http", "https") or not parts.netloc or _WHITESPACE.search(value):
         raise ParameterInvalid(f"{param} must be an absolute http(s) URL.", param=param)
     return value
 

@@ -89,13 +89,22 @@ async def keyed_rpc(
     """For requests keyed in a scope of their own (sign-up, the dashboard's key management, a checkout
     page, a portal link): `request.idempotency` under `scope`."""
     idempotency = idempotency_from_pb(scope, request.idempotency)
+    # The response rendered for the stored answer, answered as it is when the run returns that very
+    # result: a fresh answer is the stored one by construction, and the result is rendered once.
+    rendered: list[tuple[T, R]] = []
 
     def render(result: T) -> bytes:
         kept = secret.without(result) if secret is not None else result
-        return bytes(build(kept).SerializeToString())  # type: ignore[attr-defined]
+        response = build(kept)
+        if kept is result:
+            rendered[:] = [(result, response)]
+        return bytes(response.SerializeToString())  # type: ignore[attr-defined]
 
     result = await runner.run(idempotency, render, operation, sealed=sealed, first_claim=first_claim)
-    response = answer(context, response_type, result, build)
+    if rendered and rendered[0][0] is result:
+        response = rendered[0][1]
+    else:
+        response = answer(context, response_type, result, build)
     if secret is not None and isinstance(result, Replay):
         await secret.restore(response)
     return response

@@ -68,3 +68,17 @@ async def test_a_long_statement_of_many_parameters_is_parsed_once(database_url: 
         assert after.misses - before.misses == 1 and after.hits - before.hits == 2
     finally:
         await pool.close()
+
+
+async def test_a_connection_is_back_in_the_pool_when_its_block_ends(database_url: str) -> None:
+    """The return is done inline (no `reset` callback, which would hand every return to a worker task and
+    keep the connection out of the pool until that task ran), and it notes the time `_check_if_idle`
+    reads."""
+    pool = await open_pool(database_url, min_size=1, max_size=1)
+    try:
+        async with pool.connection() as conn:
+            await conn.execute("SELECT 1")
+        assert pool.get_stats()["pool_available"] == 1
+        assert conn in pool_module._returned_at
+    finally:
+        await pool.close()

@@ -28,3 +28,17 @@ def test_charge_id_format_check() -> None:
     assert not is_charge_id("ch_short")
     assert not is_charge_id("ch_" + "a" * 31 + "!")
     assert not is_charge_id("../../etc/passwd")
+
+
+def test_id_characters_are_uniform_over_the_alphabet() -> None:
+    """Bytes at or above the alphabet's largest multiple are dropped before the modulo: no bias."""
+    from collections import Counter
+
+    from core_server.kernel.domain.ids import ALPHANUMERIC, new_id
+
+    counts = Counter("".join(new_id("", 32) for _ in range(5_000)))
+    assert set(counts) == set(ALPHANUMERIC)
+    expected = 5_000 * 32 / 62
+    assert all(abs(n - expected) < 0.15 * expected for n in counts.values())
+    hex_id = new_id("k_", 40, "0123456789abcdef")
+    assert re.fullmatch(r"k_[0-9a-f]{40}", hex_id)

@@ -21,6 +21,7 @@ from connect.v1 import common_pb2
 
 from core_server import main
 from core_server.kernel.transport import idempotent_rpc
+from core_server.rpc.method_table import MethodTable
 
 KERNEL_PATH = idempotent_rpc.__name__
 KEY = "key-of-the-probe"
@@ -94,7 +95,10 @@ class RecordingServer:
         self.services: dict[str, dict[str, Any]] = {}
 
     def add_generic_rpc_handlers(self, handlers: Any) -> None:
-        pass
+        # build_server hands its services over in one MethodTable (core_server/rpc/method_table.py).
+        for handler in handlers:
+            if isinstance(handler, MethodTable):
+                self.services.update({name: dict(methods) for name, methods in handler.services.items()})
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
         self.services[service] = handlers

@@ -267,3 +267,20 @@ async def test_a_result_is_returned_without_abort() -> None:
     context = FakeContext()
     assert await Answering().Call(object(), context) == "ok"
     assert context.aborts == 0
+
+
+class Answering:
+    @rpc
+    async def Answered(self, request: object, context: Any) -> str:
+        return "ok"
+
+
+async def test_every_successful_call_is_timed_in_its_method_series() -> None:
+    """The OK series is labelled once per method and kept (not looked up per call); each call counts."""
+    from core_server.metrics import REGISTRY
+
+    labels = {"method": "Answered", "code": "OK"}
+    before = REGISTRY.get_sample_value("core_rpc_duration_seconds_count", labels) or 0.0
+    for _ in range(3):
+        assert await Answering().Answered(object(), FakeContext()) == "ok"
+    assert REGISTRY.get_sample_value("core_rpc_duration_seconds_count", labels) == before + 3

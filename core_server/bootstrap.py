@@ -138,6 +138,7 @@ class Core:
     extras: dict[str, object] = field(default_factory=dict)
     kdf_pool: KdfPool | None = None
     heartbeat: CoreHeartbeat | None = None
+    dispatch_pool: DbPool | None = None
 
     def sweep(self, name: str) -> TimerSweep:
         return next(sweep for sweep in self.sweeps if sweep.name == name)
@@ -154,6 +155,8 @@ class Core:
         await self.clock_listener.close()
         await self.webhook_sender.close()
         await close_redis(self.redis)
+        if self.dispatch_pool is not None:
+            await self.dispatch_pool.close()
         await self.pool.close()
         if self.kdf_pool is not None:
             self.kdf_pool.close()
@@ -161,6 +164,9 @@ class Core:
 
 # The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
 # method id as context (core_server/sealed_columns.py rotates them on that contract).
+DISPATCH_DB_CONNECTIONS = 2
+"""The webhook dispatcher's own connections: one claim and one record statement run at a time."""
+
 SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
 
@@ -176,17 +182,22 @@ def payout_accounts(settings: Settings) -> PayoutAccountBox:
     return PayoutAccountBox(sealers(settings)[PAYOUT_ACCOUNT_PURPOSE])
 
 
-async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
-    clock = clock or SystemClock()
-    pool = await open_pool(
+async def _open_pool(settings: Settings, *, min_size: int, max_size: int) -> DbPool:
+    return await open_pool(
         settings.database_url,
         pooled=bool(settings.database_pooler),
-        max_size=settings.db_pool_max,
+        min_size=min_size,
+        max_size=max_size,
         timeout=settings.db_pool_timeout_seconds,
         statement_timeout=settings.db_statement_timeout_seconds,
         idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
         keepalive_idle=settings.db_keepalive_idle_seconds,
     )
+
+
+async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
+    clock = clock or SystemClock()
+    pool = await _open_pool(settings, min_size=2, max_size=settings.db_pool_max)
     if settings.database_pooler:
         # The server connections must carry the time-outs a pooled client cannot send (docs/operations.md).
         await check_pooled_timeouts(
@@ -263,9 +274,16 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     sealer = boxes["webhook-secret"]
     resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
     deliveries = PgDeliveryQueue(pool, jobs)
+    # The dispatcher's claims and records go over connections of its own (issue 27): queued behind the
+    # requests' turns in the shared pool they took 20–400 ms each under a full request load, and
+    # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
+    # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load.
+    dispatch_pool = await _open_pool(
+        settings, min_size=DISPATCH_DB_CONNECTIONS, max_size=DISPATCH_DB_CONNECTIONS
+    )
     sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
     dispatcher = WebhookDispatcher(
-        deliveries,
+        PgDeliveryQueue(dispatch_pool, jobs),
         sender,
         resolver,
         sealer,
@@ -464,6 +482,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,
+        dispatch_pool=dispatch_pool,
         retention=retention,
         kdf_pool=kdf_pool,
         heartbeat=heartbeat,

@@ -68,6 +68,7 @@ class Side:
         self.secrets = {prefix + path: secret for path, secret in by_path.items()}
         self.pids = {"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid}
         self.runs: dict[str, list[dict[str, Any]]] = {"none": [], "one": []}
+        self.drain_seconds = DRAIN_SECONDS
 
     def create(
         self, kind: str, connections: int, seconds: float, record: bool = True, profile: Path | None = None
@@ -111,7 +112,7 @@ class Side:
         if kind == "one":
             run["pending_at_end"] = webhook_bench._pending(self.stack.database_dsn, merchant.merchant_id)
             run["drain_seconds"], run["still_pending"] = webhook_bench.wait_for_drain(
-                self.stack.database_dsn, merchant.merchant_id, DRAIN_SECONDS
+                self.stack.database_dsn, merchant.merchant_id, self.drain_seconds
             )
         cpu = meter.stop(load.requests)
         run["cpu_ms_per_create"] = {
@@ -286,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--env", action="append", default=[], help="NAME=value for the cores (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the result here")
+    parser.add_argument("--drain-seconds", type=float, default=DRAIN_SECONDS, help="most a drain waits")
     parser.add_argument("--profile", action="store_true", help="py-spy of the core(s) first, not counted")
     parser.add_argument("--log-level", default=os.environ.get("BENCH_LOG_LEVEL") or "INFO")
     args = parser.parse_args(argv)
@@ -307,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             processes.ROOT = tree.resolve()  # _spawn runs `python -m …` from this tree
             stacks.append(stack_mod.start_stack(services, admin_dsn, 1, 1, log_level=args.log_level))
             sides.append(Side(label, stacks[-1], receiver))
+            sides[-1].drain_seconds = args.drain_seconds
         receiver.set_secrets({path: s for side in sides for path, s in side.secrets.items()})
         profile = Path(tempfile.mkdtemp(prefix="hooks-profile-")) if args.profile else None
         measure(

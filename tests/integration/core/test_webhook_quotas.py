@@ -1,7 +1,8 @@
 """The dispatcher's share of a core (issue 27). An endpoint's quota (WEBHOOK_ENDPOINT_CONCURRENCY) counts
 POSTs the receiver is answering: it is free again once the answer is in, while the attempt is recorded;
 the record still holds one of the core's WEBHOOK_CONCURRENCY slots and its row's lease. A claim takes no
-more of an endpoint than its quota less the attempts already in flight there."""
+more of an endpoint than its quota less the attempts already in flight there. And claims and records go
+over the dispatcher's own connections, so requests holding the whole shared pool do not hold them up."""
 
 from __future__ import annotations
 
@@ -170,5 +171,37 @@ async def test_a_claim_takes_no_more_of_an_endpoint_than_its_quota_less_the_atte
             await receiver.wait_for(4, "/slow", timeout=5.0)
             await settled(core, (owner, endpoint.id), 4)
         assert receiver.max_concurrency <= 2
+    finally:
+        await core.close()
+
+
+async def test_deliveries_go_out_while_requests_hold_every_connection_of_the_shared_pool(
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: object, receiver: WebhookReceiver
+) -> None:
+    settings = dataclasses.replace(isolated_settings, db_pool_max=3, db_pool_timeout_seconds=3.0)
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
+        await new_charge(core, owner)
+        release, all_taken = asyncio.Event(), asyncio.Event()
+        held: list[object] = []
+
+        async def hold_one() -> None:
+            async with core.pool.connection() as conn:
+                held.append(conn)
+                if len(held) == 3:
+                    all_taken.set()
+                await release.wait()
+
+        holders = [asyncio.create_task(hold_one()) for _ in range(3)]
+        try:
+            await asyncio.wait_for(all_taken.wait(), 5.0)  # the requests' whole pool, as under full load
+            async with dispatching(core):
+                # The claim and the record use the dispatcher's own connections: no wait for the pool.
+                await receiver.wait_for(1, "/hook", timeout=2.0)
+        finally:
+            release.set()
+            await asyncio.gather(*holders)
     finally:
         await core.close()

@@ -19,7 +19,9 @@ from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.outbox import append_events
+from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.application.ports import AttemptRecord
+from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
 from tests.integration.core.conftest import make_core
@@ -56,8 +58,8 @@ async def dispatching(core: Core) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        # Cancelled until it ends: a cancel landing in psycopg_pool's wait for a connection can be lost.
+        await cancel_and_wait(task, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 async def settled(core: Core, owner_endpoint: tuple[object, str], count: int) -> list[object]:

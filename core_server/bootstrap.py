@@ -52,7 +52,7 @@ from core_server.kernel.storage.heartbeats import PgHeartbeats
 from core_server.kernel.storage.idempotency_purge import PgIdempotencyPurge
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims
-from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
+from core_server.kernel.storage.outbox import DELIVERY_CHANNEL, DeliveryAnnouncer
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.payout_run import PayoutRun
 from core_server.ledger.application.payouts import PayoutService
@@ -139,6 +139,7 @@ class Core:
     kdf_pool: KdfPool | None = None
     heartbeat: CoreHeartbeat | None = None
     dispatch_pool: DbPool | None = None
+    announcer: DeliveryAnnouncer | None = None
 
     def sweep(self, name: str) -> TimerSweep:
         return next(sweep for sweep in self.sweeps if sweep.name == name)
@@ -155,6 +156,8 @@ class Core:
         await self.clock_listener.close()
         await self.webhook_sender.close()
         await close_redis(self.redis)
+        if self.announcer is not None:
+            await self.announcer.close()
         if self.dispatch_pool is not None:
             await self.dispatch_pool.close()
         await self.pool.close()
@@ -164,8 +167,9 @@ class Core:
 
 # The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
 # method id as context (core_server/sealed_columns.py rotates them on that contract).
-DISPATCH_DB_CONNECTIONS = 2
-"""The webhook dispatcher's own connections: one claim and one record statement run at a time."""
+DISPATCH_DB_CONNECTIONS = 4
+"""The webhook dispatcher's own connections: a claim, a record, the NOTIFY after creates and the one
+to the other cores, each at most one at a time."""
 
 SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
@@ -242,13 +246,22 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     # Beating before the first request: this core's claims are alive from the start.
     await heartbeat.start()
+    # The dispatcher's claims and records go over connections of its own (issue 27): queued behind the
+    # requests' turns in the shared pool they took 20–400 ms each under a full request load, and
+    # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
+    # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load. The NOTIFY after a write that
+    # queued deliveries goes over them too (outbox.py: no NOTIFY inside the writes' own commits).
+    dispatch_pool = await _open_pool(
+        settings, min_size=DISPATCH_DB_CONNECTIONS, max_size=DISPATCH_DB_CONNECTIONS
+    )
+    announcer = DeliveryAnnouncer(dispatch_pool)
     # Every sweep's claims (kernel/storage/job_claims.py) name this core and go with its heartbeat.
     jobs = PgJobClaims(
         pool, settings.process_name, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
     )
     job_claim = timedelta(seconds=settings.job_claim_seconds)
     # The repository claims a create's key in the create's own statement, with the store's fingerprints.
-    charge_repo = PgChargeRepository(pool, idempotency_store, jobs)
+    charge_repo = PgChargeRepository(pool, idempotency_store, jobs, announcer)
     views = ChargeViews(settings.checkout_base_url)
     accounts = payout_accounts(settings)
     merchants_repo = PgMerchantRepository(pool, accounts)
@@ -274,13 +287,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     sealer = boxes["webhook-secret"]
     resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
     deliveries = PgDeliveryQueue(pool, jobs)
-    # The dispatcher's claims and records go over connections of its own (issue 27): queued behind the
-    # requests' turns in the shared pool they took 20–400 ms each under a full request load, and
-    # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
-    # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load.
-    dispatch_pool = await _open_pool(
-        settings, min_size=DISPATCH_DB_CONNECTIONS, max_size=DISPATCH_DB_CONNECTIONS
-    )
     sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
     dispatcher = WebhookDispatcher(
         PgDeliveryQueue(dispatch_pool, jobs),
@@ -335,7 +341,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             lease=job_claim,
         ),
     ]
-    subscription_repo = PgSubscriptionRepository(pool, idempotency_store, jobs)
+    subscription_repo = PgSubscriptionRepository(pool, idempotency_store, jobs, announcer)
     charges = ChargeService(charge_repo, charge_actors, clocks, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
@@ -483,6 +489,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         webhook_sender=sender,
         deliveries=deliveries,
         dispatch_pool=dispatch_pool,
+        announcer=announcer,
         retention=retention,
         kdf_pool=kdf_pool,
         heartbeat=heartbeat,

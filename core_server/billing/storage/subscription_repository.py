@@ -285,7 +285,7 @@ class PgSubscriptionRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
-            self._announcer.queued(row and row["queued"])
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             if exc.diag.constraint_name == "subscriptions_pkey":
                 raise IdCollision(subscription.id) from exc
@@ -316,7 +316,7 @@ class PgSubscriptionRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
-            self._announcer.queued(row and row["queued"])
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             raise _period_taken(exc, subscription) from exc
         if not row or row["written"] != 1:

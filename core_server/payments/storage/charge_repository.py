@@ -196,7 +196,7 @@ class PgChargeRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
-            self._announcer.queued(row and row["queued"])
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             if exc.diag.constraint_name == "charges_pkey":
                 raise IdCollision(charge.id) from exc
@@ -219,7 +219,7 @@ class PgChargeRepository:
         statement, params = save_statement(charge, fence, write)
         async with self._pool.connection() as conn:
             row = await (await conn.execute(statement, params)).fetchone()
-        self._announcer.queued(row and row["queued"])
+        self._announcer.queued(row["queued"] if row else 0)
         if not row or row["written"] != 1:
             raise StaleFence(f"charge {charge.id}: fence {fence} is no longer current")
 

@@ -168,8 +168,9 @@ class Core:
 # The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
 # method id as context (core_server/sealed_columns.py rotates them on that contract).
 DISPATCH_DB_CONNECTIONS = 4
-"""The webhook dispatcher's own connections: a claim, a record, the NOTIFY after creates and the one
-to the other cores, each at most one at a time."""
+"""The webhook dispatcher's own connections, at most: a claim, a record, the NOTIFY after creates and the
+one to the other cores, each at most one at a time. One is opened at start, the others on demand, so an
+idle core holds one more session than DB_POOL_MAX's, not four."""
 
 SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
@@ -251,9 +252,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
     # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load. The NOTIFY after a write that
     # queued deliveries goes over them too (outbox.py: no NOTIFY inside the writes' own commits).
-    dispatch_pool = await _open_pool(
-        settings, min_size=DISPATCH_DB_CONNECTIONS, max_size=DISPATCH_DB_CONNECTIONS
-    )
+    dispatch_pool = await _open_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
     announcer = DeliveryAnnouncer(dispatch_pool)
     # Every sweep's claims (kernel/storage/job_claims.py) name this core and go with its heartbeat.
     jobs = PgJobClaims(

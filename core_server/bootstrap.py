@@ -52,7 +52,7 @@ from core_server.kernel.storage.heartbeats import PgHeartbeats
 from core_server.kernel.storage.idempotency_purge import PgIdempotencyPurge
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims
-from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
+from core_server.kernel.storage.outbox import DELIVERY_CHANNEL, DeliveryAnnouncer
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.payout_run import PayoutRun
 from core_server.ledger.application.payouts import PayoutService
@@ -138,6 +138,8 @@ class Core:
     extras: dict[str, object] = field(default_factory=dict)
     kdf_pool: KdfPool | None = None
     heartbeat: CoreHeartbeat | None = None
+    dispatch_pool: DbPool | None = None
+    announcer: DeliveryAnnouncer | None = None
 
     def sweep(self, name: str) -> TimerSweep:
         return next(sweep for sweep in self.sweeps if sweep.name == name)
@@ -154,6 +156,10 @@ class Core:
         await self.clock_listener.close()
         await self.webhook_sender.close()
         await close_redis(self.redis)
+        if self.announcer is not None:
+            await self.announcer.close()
+        if self.dispatch_pool is not None:
+            await self.dispatch_pool.close()
         await self.pool.close()
         if self.kdf_pool is not None:
             self.kdf_pool.close()
@@ -161,6 +167,11 @@ class Core:
 
 # The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
 # method id as context (core_server/sealed_columns.py rotates them on that contract).
+DISPATCH_DB_CONNECTIONS = 4
+"""The webhook dispatcher's own connections, at most: a claim, a record, the NOTIFY after creates and the
+one to the other cores, each at most one at a time. One is opened at start, the others on demand, so an
+idle core holds one more session than DB_POOL_MAX's, not four."""
+
 SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
 
@@ -176,17 +187,22 @@ def payout_accounts(settings: Settings) -> PayoutAccountBox:
     return PayoutAccountBox(sealers(settings)[PAYOUT_ACCOUNT_PURPOSE])
 
 
-async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
-    clock = clock or SystemClock()
-    pool = await open_pool(
+async def _open_pool(settings: Settings, *, min_size: int, max_size: int) -> DbPool:
+    return await open_pool(
         settings.database_url,
         pooled=bool(settings.database_pooler),
-        max_size=settings.db_pool_max,
+        min_size=min_size,
+        max_size=max_size,
         timeout=settings.db_pool_timeout_seconds,
         statement_timeout=settings.db_statement_timeout_seconds,
         idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
         keepalive_idle=settings.db_keepalive_idle_seconds,
     )
+
+
+async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
+    clock = clock or SystemClock()
+    pool = await _open_pool(settings, min_size=2, max_size=settings.db_pool_max)
     if settings.database_pooler:
         # The server connections must carry the time-outs a pooled client cannot send (docs/operations.md).
         await check_pooled_timeouts(
@@ -231,13 +247,20 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     # Beating before the first request: this core's claims are alive from the start.
     await heartbeat.start()
+    # The dispatcher's claims and records go over connections of its own (issue 27): queued behind the
+    # requests' turns in the shared pool they took 20–400 ms each under a full request load, and
+    # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
+    # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load. The NOTIFY after a write that
+    # queued deliveries goes over them too (outbox.py: no NOTIFY inside the writes' own commits).
+    dispatch_pool = await _open_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
+    announcer = DeliveryAnnouncer(dispatch_pool)
     # Every sweep's claims (kernel/storage/job_claims.py) name this core and go with its heartbeat.
     jobs = PgJobClaims(
         pool, settings.process_name, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
     )
     job_claim = timedelta(seconds=settings.job_claim_seconds)
     # The repository claims a create's key in the create's own statement, with the store's fingerprints.
-    charge_repo = PgChargeRepository(pool, idempotency_store, jobs)
+    charge_repo = PgChargeRepository(pool, idempotency_store, jobs, announcer)
     views = ChargeViews(settings.checkout_base_url)
     accounts = payout_accounts(settings)
     merchants_repo = PgMerchantRepository(pool, accounts)
@@ -265,7 +288,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     deliveries = PgDeliveryQueue(pool, jobs)
     sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
     dispatcher = WebhookDispatcher(
-        deliveries,
+        PgDeliveryQueue(dispatch_pool, jobs),
         sender,
         resolver,
         sealer,
@@ -317,7 +340,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
             lease=job_claim,
         ),
     ]
-    subscription_repo = PgSubscriptionRepository(pool, idempotency_store, jobs)
+    subscription_repo = PgSubscriptionRepository(pool, idempotency_store, jobs, announcer)
     charges = ChargeService(charge_repo, charge_actors, clocks, views, ask_timeout=ask_timeout)
     tax_rates = TaxRateService(PgTaxRateRepository(pool), clocks)
     plans = PlanService(PgPlanRepository(pool), PgPriceRepository(pool), clocks)
@@ -464,6 +487,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         dispatcher=dispatcher,
         webhook_sender=sender,
         deliveries=deliveries,
+        dispatch_pool=dispatch_pool,
+        announcer=announcer,
         retention=retention,
         kdf_pool=kdf_pool,
         heartbeat=heartbeat,

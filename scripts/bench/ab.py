@@ -56,6 +56,8 @@ CATEGORIES = {
     "psycopg": ("psycopg/",),
     "protobuf": ("protobuf/",),
     "json": ("json/",),
+    "webhooks (dispatch, sender, queue)": ("webhooks/",),
+    "h11": ("h11/",),
 }
 
 

@@ -10,15 +10,17 @@ Order, all in one run: the ceilings (pgbench running each operation's own statem
 database; bare Sanic; Sanic → one gRPC call; the naive peer) at 64, 32 and 1 connection(s); then the
 stack (fresh database, N cores, M gateways): warm-up, each operation at --connections, --p99-connections
 and 1 connection, creates offered open loop at twice the sustained rate (overload.py; --overload-seconds
-0 leaves it out), webhook delivery at a steady rate, the mixed run and its consistency pass, the optional
-soak; then the same operations on a 2+2 stack for the CPU each request costs when scaled out (1+1 runs
-only; --no-scale-out leaves it out); then the billing run on a stack of its own (billing_bench.py;
-BENCH_BILLING=0 leaves it out, BENCH_ONLY=billing runs it alone after a create-charge measurement for its
-ratio). targets.py judges every figure against the issue's bars. Everything is printed and written to
-bench/results/<date>-<N>c<M>g.json and the tables of BENCHMARKS.md. Defaults come from the environment:
+0 leaves it out), webhook delivery at a steady rate, creates with one webhook endpoint against without
+(webhook_capacity.py; BENCH_WEBHOOK_CAPACITY=0 leaves it out), the mixed run and its consistency pass,
+the optional soak; then the same operations on a 2+2 stack for the CPU each request costs when scaled
+out (1+1 runs only; --no-scale-out leaves it out); then the billing run on a stack of its own
+(billing_bench.py; BENCH_BILLING=0 leaves it out, BENCH_ONLY=billing runs it alone after a create-charge
+measurement for its ratio). targets.py judges every figure against the issue's bars. Everything is
+printed and written to bench/results/<date>-<N>c<M>g.json and the tables of BENCHMARKS.md. Defaults come
+from the environment:
 BENCH_SECONDS, BENCH_REPEAT, BENCH_CONNECTIONS, BENCH_P99_CONNECTIONS, BENCH_SOAK_SECONDS, BENCH_OPS
 (comma list), BENCH_OVERLOAD_SECONDS, BENCH_OVERLOAD_FACTOR, BENCH_WEBHOOK_SECONDS, BENCH_WEBHOOK_RATE,
-BENCH_LOG_LEVEL, CORES, GATEWAYS.
+BENCH_WEBHOOK_CAPACITY, BENCH_LOG_LEVEL, CORES, GATEWAYS.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import report  # noqa: E402
 import stack as stack_mod  # noqa: E402
 import targets  # noqa: E402
 import webhook_bench  # noqa: E402
+import webhook_capacity  # noqa: E402
 from ceilings import measure_http_ceilings, measure_naive_peer  # noqa: E402
 from login_flood import measure_login_flood  # noqa: E402
 from memory_soak import mixed_run, settle_and_check, soak  # noqa: E402
@@ -109,6 +112,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--webhook-seconds", type=int, default=_env_int("BENCH_WEBHOOK_SECONDS", 60))
     parser.add_argument("--webhook-rate", type=int, default=_env_int("BENCH_WEBHOOK_RATE", 200))
+    parser.add_argument(
+        "--webhook-capacity",
+        type=int,
+        default=_env_int("BENCH_WEBHOOK_CAPACITY", 1),
+        help="creates/s with one webhook endpoint against without (webhook_capacity.py; 0: leave it out)",
+    )
     parser.add_argument(
         "--overload-seconds",
         type=int,
@@ -445,6 +454,10 @@ def measure_stack(
                 result["login_flood"] = login_flood(runner, stack, merchants, args)
             if args.webhook_seconds > 0:
                 result["webhooks"] = webhooks(stack, args)
+            if args.webhook_capacity:
+                result["webhook_capacity"] = webhook_capacity.run(
+                    stack, connections=args.connections, seconds=args.seconds, repeat=args.repeat
+                )
             print("mixed run and consistency pass:", flush=True)
             load, out_dir = mixed_run(runner, stack, merchants["mixed"], max(args.seconds * 2, 10), "mixed")
             result["mixed"] = {"load": load}

@@ -157,6 +157,10 @@ def round_two_tables(result: dict[str, Any]) -> list[str]:
         import webhook_bench
 
         rows += ["", *webhook_bench.table(result["webhooks"])]
+    if "webhook_capacity" in result:
+        import webhook_capacity
+
+        rows += ["", *webhook_capacity.table(result["webhook_capacity"])]
     rows += ["", "| target | measured | bar | met |", "|---|---:|---|---|"]
     for check in result.get("targets", []):
         met = {True: "✅", False: "❌", None: "not measured"}[check["ok"]]

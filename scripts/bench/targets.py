@@ -4,7 +4,8 @@ Each operation is judged against its own composite ceiling, 1 / (1/two-hop + 1/p
 operation's own statements) at the same concurrency: what a request would reach if it did nothing but
 the two hops and its database work, both on this machine's two cores. The other bars: a naive peer
 (the same parts wired without auth, rate limit, idempotency or logging), tails at 32 connections,
-latency at 1 connection, webhook delivery at 200 events/s, the CPU cost of scaling out, and creates
+latency at 1 connection, webhook delivery at 200 events/s, the create rate with one webhook endpoint
+against the rate without (and its deliveries' p99), the CPU cost of scaling out, and creates
 offered open loop at twice the sustained rate (goodput and the admitted requests' p99).
 """
 
@@ -19,6 +20,8 @@ TAIL_FACTOR = 2.5  # p99 ≤ 2.5 × p50 at 32 connections
 MAX_REQUEST_MS = 1000.0  # no request over 1 s in any run
 LIGHT_LOAD_SLACK_MS = 1.0  # create p50 at 1 connection ≤ two-hop p50 + pgbench create p50 + 1 ms
 WEBHOOK_P50_MS, WEBHOOK_P99_MS = 50.0, 250.0
+# Issue 27: with one endpoint per merchant, creates/s ≥ 0.6 × the rate without; deliveries p99 ≤ 1 s.
+WEBHOOK_CAPACITY_RATIO, WEBHOOK_CAPACITY_P99_MS = 0.6, 1000.0
 SCALE_OUT_CPU_AT_MOST = 1.15  # CPU per request of every process, 2+2 ÷ 1+1
 OVERLOAD_GOODPUT_AT_LEAST = 0.9  # at 2× the sustained create rate: 2xx/s ÷ the sustained rate
 OVERLOAD_ADMITTED_P99_MS = 1000.0  # … and the admitted creates' p99, from each one's due time
@@ -116,6 +119,7 @@ def checks(result: dict[str, Any]) -> list[dict[str, Any]]:
         )
     out += _light_load(result, ops)
     out += _webhooks(result.get("webhooks"))
+    out += webhook_capacity(result.get("webhook_capacity"))
     out += _overload(result.get("overload"))
     out += _scale_out(result)
     return out
@@ -206,6 +210,37 @@ def _webhooks(webhooks: dict[str, Any] | None) -> list[dict[str, Any]]:
         ),
         _check("webhooks lost", lost, "0", lost == 0),
         _check("webhooks delivered twice to one endpoint", twice, "0", twice == 0),
+    ]
+
+
+def webhook_capacity(capacity: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Issue 27: sustained creates with one endpoint ÷ without (closed loop, medians), the deliveries' p99
+    during the runs with it, and nothing lost or sent twice once the queue drained."""
+    ratio_bar, p99_bar = f"≥ {WEBHOOK_CAPACITY_RATIO}", f"≤ {WEBHOOK_CAPACITY_P99_MS:.0f} ms"
+    if not capacity or capacity.get("ratio") is None:
+        return [
+            _check("creates with one webhook endpoint ÷ without", None, ratio_bar, None),
+            _check("webhook delivery p99 at the full create rate", None, p99_bar, None),
+        ]
+    ratio, delivery = capacity["ratio"], capacity["delivery"]
+    p99 = delivery.get("p99_ms")
+    return [
+        _check(
+            "creates with one webhook endpoint ÷ without", ratio, ratio_bar, ratio >= WEBHOOK_CAPACITY_RATIO
+        ),
+        _check(
+            "webhook delivery p99 at the full create rate",
+            p99,
+            p99_bar,
+            p99 is not None and p99 <= WEBHOOK_CAPACITY_P99_MS,
+        ),
+        _check("webhooks lost at the full create rate", delivery["lost"], "0", delivery["lost"] == 0),
+        _check(
+            "webhooks delivered twice at the full create rate",
+            delivery["duplicates"],
+            "0",
+            delivery["duplicates"] == 0,
+        ),
     ]
 
 

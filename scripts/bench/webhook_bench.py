@@ -92,6 +92,8 @@ async def _receive() -> list[tuple[str, str, int, bool]]:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, IndexError, ValueError):
             pass
+        except asyncio.CancelledError:
+            return  # the bench is over: no traceback for a kept-alive connection cut at shutdown
         finally:
             writer.close()
 
@@ -129,6 +131,7 @@ class Receiver:
             self._proc.kill()
             raise RuntimeError("the webhook receiver did not start")
         self.base_url = f"http://127.0.0.1:{line[1]}"
+        self.pid = self._proc.pid
 
     def set_secrets(self, by_path: dict[str, str]) -> None:
         assert self._proc.stdin is not None

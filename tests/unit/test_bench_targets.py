@@ -115,6 +115,21 @@ def test_webhooks_need_the_latencies_and_nothing_lost_or_doubled() -> None:
     assert checks["webhooks delivered twice to one endpoint"]["ok"] is False
 
 
+def test_webhook_capacity_needs_six_tenths_of_the_create_rate_and_a_p99_within_a_second() -> None:
+    capacity = {"ratio": 0.62, "delivery": {"p99_ms": 1040.0, "lost": 0, "duplicates": 0}}
+    checks = by_name(targets.checks(result(webhook_capacity=capacity)))
+    assert checks["creates with one webhook endpoint ÷ without"]["ok"] is True
+    assert checks["webhook delivery p99 at the full create rate"]["ok"] is False
+    assert checks["webhooks lost at the full create rate"]["ok"] is True
+    capacity = {"ratio": 0.59, "delivery": {"p99_ms": 900.0, "lost": 1, "duplicates": 2}}
+    checks = by_name(targets.checks(result(webhook_capacity=capacity)))
+    assert checks["creates with one webhook endpoint ÷ without"]["ok"] is False
+    assert checks["webhook delivery p99 at the full create rate"]["ok"] is True
+    assert checks["webhooks lost at the full create rate"]["ok"] is False
+    assert checks["webhooks delivered twice at the full create rate"]["ok"] is False
+    assert by_name(targets.checks(result()))["creates with one webhook endpoint ÷ without"]["ok"] is None
+
+
 def test_scale_out_compares_the_cpu_of_every_core_and_gateway_per_request() -> None:
     one = {"core-1_cpu_ms_per_req": 0.7, "gateway-1_cpu_ms_per_req": 0.5, "machine_cpu_ms_per_req": 1.8}
     two = {

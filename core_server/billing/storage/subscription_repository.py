@@ -42,6 +42,7 @@ from core_server.kernel.storage.clock_offsets import merchant_time_join, sandbox
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import fetch_page_and_count
+from core_server.kernel.storage.outbox import DeliveryAnnouncer, announcer_for
 
 PERIOD_INVOICE_INDEX = "invoices_one_per_period"
 """The unique index of migration 0011: one create, cycle or resume invoice per (subscription, period)."""
@@ -265,8 +266,11 @@ class PgSubscriptionRepository:
         pool: DbPool,
         claims: PgIdempotencyStore | None = None,
         jobs: PgJobClaims | None = None,
+        announcer: DeliveryAnnouncer | None = None,
     ) -> None:
         self._pool = pool
+        # Wakes the webhook dispatchers after a write that queued deliveries has committed.
+        self._announcer = announcer or announcer_for(pool)
         # The billing run's claims (kernel/storage/job_claims.py), in this core's name.
         self._jobs = jobs or PgJobClaims(pool)
         # Keys the fingerprints of first claims exactly as the idempotency store keys its own.
@@ -281,6 +285,7 @@ class PgSubscriptionRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             if exc.diag.constraint_name == "subscriptions_pkey":
                 raise IdCollision(subscription.id) from exc
@@ -311,6 +316,7 @@ class PgSubscriptionRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             raise _period_taken(exc, subscription) from exc
         if not row or row["written"] != 1:

@@ -21,7 +21,7 @@ from typing import Any
 from core_server.kernel.application.ports import IdempotencyCompletion, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.idempotency_store import FIRST_CLAIM_CTES
-from core_server.kernel.storage.outbox import NOTIFY_COLUMN, OUTBOX_CTES, event_params
+from core_server.kernel.storage.outbox import OUTBOX_CTES, QUEUED_COLUMN, event_params
 
 # The turn's claim, still in progress and still its own, locked to the statement's end: a takeover that
 # comes meanwhile waits for this statement (bounded by statement_timeout) and then finds it completed; one
@@ -45,8 +45,10 @@ saved_answer AS (
   RETURNING 1
 )"""
 
-# `written` is 1 when the aggregate's row was written, 0 when the fence moved (or the key was taken).
-_RESULT = "\nSELECT (SELECT count(*) FROM written_row) AS written, " + NOTIFY_COLUMN
+# `written` is 1 when the aggregate's row was written, 0 when the fence moved (or the key was taken);
+# `queued` the deliveries queued, for the caller's DeliveryAnnouncer once the statement returned (each
+# save is its own transaction: no NOTIFY in its commit, see outbox.py).
+_RESULT = "\nSELECT (SELECT count(*) FROM written_row) AS written, " + QUEUED_COLUMN
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,15 +2,24 @@
 
 Any context publishes events the same way: the statement that writes its aggregate names that write
 `written_row` (a CTE that RETURNs the row when the write happened), adds OUTBOX_CTES, and selects
-NOTIFY_COLUMN. The events are logged only if `written_row` has a row; each is queued for every endpoint
-of the merchant and environment that is not disabled and subscribes to its type (`*` or the exact type);
-the wake-up NOTIFY goes out only if a delivery was queued, and PostgreSQL sends it at commit, so a
-rolled-back change emits nothing and wakes nobody. This SQL is the one place that decides which
-endpoints receive an event.
+NOTIFY_COLUMN (or QUEUED_COLUMN). The events are logged only if `written_row` has a row; each is queued
+for every endpoint of the merchant and environment that is not disabled and subscribes to its type (`*`
+or the exact type). This SQL is the one place that decides which endpoints receive an event.
+
+Waking the dispatchers. A statement that is its own transaction (autocommit: the fenced saves of charges
+and subscriptions) selects QUEUED_COLUMN, and its caller hands the count to the process's
+DeliveryAnnouncer once the statement returned, i.e. committed: one NOTIFY after the commit for whatever
+this process queued meanwhile. A statement inside a larger transaction selects NOTIFY_COLUMN instead, and
+PostgreSQL sends that NOTIFY at commit. Either way a rolled-back change wakes nobody. The announcer keeps
+NOTIFY out of the creates' own commits: PostgreSQL (≤ 17) takes one database-wide lock in the commit of
+every transaction that notifies and holds it through the commit's WAL flush, so creates that each
+notified committed one after the other instead of sharing a flush (BENCHMARKS.md, "Speed, round 4").
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -20,6 +29,8 @@ from psycopg import AsyncConnection
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.public_json import compact_json
+
+logger = logging.getLogger(__name__)
 
 DELIVERY_CHANNEL = "webhook_deliveries"
 """The NOTIFY channel the dispatchers LISTEN on; the payload is empty (the rows are the message)."""
@@ -62,6 +73,65 @@ NOTIFY_COLUMN = (
     " AS notified"
 )
 """A select-list column of the main query: data-modifying CTEs always run, a NOTIFY must be asked for."""
+
+QUEUED_COLUMN = "(SELECT count(*) FROM outbox_deliveries) AS queued"
+"""For a statement that is its own transaction: the deliveries it queued, for DeliveryAnnouncer.queued
+after it returned (committed); no NOTIFY in its commit."""
+
+# Only a wake-up, lost in a crash like any NOTIFY (the dispatchers' poll is the safety net): its commit
+# need not wait for the WAL flush, so the database-wide lock a notifying commit takes is held briefly.
+_ANNOUNCE = "SELECT set_config('synchronous_commit', 'off', true), pg_notify('" + DELIVERY_CHANNEL + "', '')"
+
+
+class DeliveryAnnouncer:
+    """One NOTIFY at a time per process, after the commits that queued deliveries: commits that queued
+    some while one is in flight get one more right after it, so none is missed and a burst of creates
+    costs a few. Sent over `pool` (in the core the dispatcher's own connections, not queued behind
+    requests)."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self._pending = False
+        self._task: asyncio.Task[None] | None = None
+        self.sent = 0  # NOTIFYs sent, for tests and the curious
+
+    def queued(self, count: int | None) -> None:
+        """Call once the statement that queued `count` deliveries has committed."""
+        if not count:
+            return
+        self._pending = True
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._send(), name="delivery-announcer")
+
+    async def _send(self) -> None:
+        try:
+            while self._pending:
+                self._pending = False
+                try:
+                    async with self._pool.connection() as conn:
+                        await conn.execute(_ANNOUNCE)
+                    self.sent += 1
+                except Exception as exc:  # noqa: BLE001 - a wake-up only: the poll delivers anyway
+                    logger.warning("could not wake the webhook dispatchers: %s", type(exc).__name__)
+        finally:
+            self._task = None
+
+    async def close(self) -> None:
+        """Waits for the NOTIFY in flight (at shutdown, before its pool closes)."""
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+
+
+_ANNOUNCERS: dict[int, DeliveryAnnouncer] = {}
+
+
+def announcer_for(pool: Any) -> DeliveryAnnouncer:
+    """The announcer of repositories built without one (tests): one per pool, sending over it."""
+    found = _ANNOUNCERS.get(id(pool))
+    if found is None or found._pool is not pool:
+        found = _ANNOUNCERS[id(pool)] = DeliveryAnnouncer(pool)
+    return found
+
 
 # Events with no state change of their own (a notice, a test's backlog): `written_row` always has a row.
 _APPEND = (

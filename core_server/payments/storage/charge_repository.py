@@ -23,6 +23,7 @@ from core_server.kernel.storage.clock_offsets import sandbox_rows
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import counted_page_sql, fetch_counted_page
+from core_server.kernel.storage.outbox import DeliveryAnnouncer, announcer_for
 from core_server.payments.application.ports import ChargeQuery, DayVolume, InvoiceAttemptTaken
 from core_server.payments.domain.charge import AUTHORIZATION_HOLD, Charge
 from core_server.payments.domain.dispute import Dispute
@@ -172,9 +173,15 @@ def _due_params(now: datetime, limit: int, owner: Owner | None) -> dict[str, Any
 
 class PgChargeRepository:
     def __init__(
-        self, pool: DbPool, claims: PgIdempotencyStore | None = None, jobs: PgJobClaims | None = None
+        self,
+        pool: DbPool,
+        claims: PgIdempotencyStore | None = None,
+        jobs: PgJobClaims | None = None,
+        announcer: DeliveryAnnouncer | None = None,
     ) -> None:
         self._pool = pool
+        # Wakes the webhook dispatchers after a write that queued deliveries has committed.
+        self._announcer = announcer or announcer_for(pool)
         # The timers' claims (kernel/storage/job_claims.py), in this core's name.
         self._jobs = jobs or PgJobClaims(pool)
         # Lists count and page in PostgreSQL: a few at a time, the rest queue in order (scan_gate).
@@ -189,6 +196,7 @@ class PgChargeRepository:
         try:
             async with self._pool.connection() as conn:
                 row = await (await conn.execute(statement, params)).fetchone()
+            self._announcer.queued(row["queued"] if row else 0)
         except psycopg.errors.UniqueViolation as exc:
             if exc.diag.constraint_name == "charges_pkey":
                 raise IdCollision(charge.id) from exc
@@ -211,6 +219,7 @@ class PgChargeRepository:
         statement, params = save_statement(charge, fence, write)
         async with self._pool.connection() as conn:
             row = await (await conn.execute(statement, params)).fetchone()
+        self._announcer.queued(row["queued"] if row else 0)
         if not row or row["written"] != 1:
             raise StaleFence(f"charge {charge.id}: fence {fence} is no longer current")
 

@@ -10,7 +10,10 @@ deduplicate by the event id).
 
 A receiver can slow nobody else down: every attempt is bounded by the timeout, at most
 `concurrency` attempts run per process, at most `per_endpoint` of them for one endpoint, and at most
-`per_merchant` for one merchant's endpoints together. Slots are shared round-robin across merchants
+`per_merchant` for one merchant's endpoints together. The endpoint's and the merchant's quotas count
+POSTs under way, what a receiver holds: once answered, an attempt gives them back while it is recorded
+(its row stays leased until then, and it keeps one of the `concurrency` slots), so one endpoint's next
+POSTs do not wait for the last ones' record statement. Slots are shared round-robin across merchants
 (the merchant holding the fewest is served first, not the oldest delivery), and the last `reserve` free
 slots only ever go to a merchant with nothing in flight here: however many accounts point endpoints at
 silent receivers, another merchant's event finds a free slot at once (DESIGN §10.9). An endpoint that
@@ -113,8 +116,13 @@ class WebhookDispatcher:
         self._lease = lease
         self.poll_interval = poll_interval
         self._allow_private = allow_private_targets  # WEBHOOK_ALLOW_PRIVATE_TARGETS, checked on every attempt
-        # Attempts running in this process: delivery id -> (endpoint id, merchant id).
+        # Attempts whose POST is under way in this process: delivery id -> (endpoint id, merchant id).
+        # Only these count against an endpoint's and a merchant's quota: they are what a receiver sees.
         self._inflight: dict[str, tuple[str, str]] = {}
+        # Attempts answered whose record is not written yet. Each still holds one of the `concurrency`
+        # slots (and its row's lease, so no claim takes the pair again), not its endpoint's quota: the
+        # next POST to that endpoint starts while the record of the last one is written.
+        self._recording = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         # The last claim stopped at the free slots or at a per-endpoint or per-merchant cap: rows may be
@@ -150,7 +158,7 @@ class WebhookDispatcher:
             while True:
                 # Cleared before the claim: a NOTIFY or a finished attempt during the claim wakes us again.
                 self._wake.clear()
-                free = self._concurrency - len(self._inflight)
+                free = self._free()
                 # Until the claim says otherwise: an attempt finishing during the claim frees room that
                 # the claim's caps, counted before it, did not see.
                 self._room_bound = True
@@ -187,21 +195,27 @@ class WebhookDispatcher:
             if self._wakeups is not None:
                 await self._wakeups.close()
 
+    def _free(self) -> int:
+        """Slots of `concurrency` not held by an attempt, whether it is sending or being recorded."""
+        return self._concurrency - len(self._inflight) - self._recording
+
     async def _claim(self) -> list[ClaimedDelivery]:
-        free = self._concurrency - len(self._inflight)
+        free = self._free()
         if free <= 0:
             return []
         now = self._clocks.system().now()
         busy = Counter(endpoint for endpoint, _ in self._inflight.values())
         saturated = [endpoint for endpoint, n in busy.items() if n >= self._per_endpoint]
         merchant_busy = Counter(merchant for _, merchant in self._inflight.values())
-        # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot change.
+        # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot grow (an
+        # attempt finishing meanwhile only frees room, seen by the next claim).
         claimed = await self._queue.claim(
             now,
             now + self._lease,
             free,
             per_endpoint=self._per_endpoint,
             skip_endpoints=saturated,
+            endpoint_busy={endpoint: n for endpoint, n in busy.items() if n < self._per_endpoint},
             per_merchant=self._per_merchant,
             merchant_busy=dict(merchant_busy),
             reserve=self._reserve,
@@ -209,11 +223,11 @@ class WebhookDispatcher:
         )
         for delivery in claimed:
             self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
-        capped = Counter(d.endpoint_id for d in claimed)
+        endpoint_held = busy + Counter(d.endpoint_id for d in claimed)
         held = merchant_busy + Counter(d.merchant_id for d in claimed)
         more_due = bool(claimed) and (
             len(claimed) >= max(free - self._reserve, 1)  # the free slots or the shared ones are taken
-            or max(capped.values()) >= self._per_endpoint
+            or any(endpoint_held[d.endpoint_id] >= self._per_endpoint for d in claimed)
             or any(held[d.merchant_id] >= self._per_merchant for d in claimed)
         )
         self._room_bound = (
@@ -234,6 +248,7 @@ class WebhookDispatcher:
         return claimed
 
     async def _deliver(self, claimed: ClaimedDelivery) -> None:
+        recording = False
         try:
             # Attempts and retries run on the merchant's time (its sandbox clock in TEST); the signature's
             # timestamp stays real time, so receivers can verify it.
@@ -247,6 +262,13 @@ class WebhookDispatcher:
             except Exception as exc:  # noqa: BLE001 - any failure is a failed attempt, recorded as such
                 logger.exception("webhook attempt %s failed unexpectedly", claimed.delivery_id)
                 result = SendResult(None, f"internal error ({type(exc).__name__})")
+            # The receiver is done with it: its endpoint's and merchant's quota go to the next attempt
+            # now, while this one is recorded (its row stays leased until then).
+            self._inflight.pop(claimed.delivery_id, None)
+            self._recording += 1
+            recording = True
+            if self._room_bound:
+                self._wake.set()
             latency_ms = int((loop.time() - started) * 1000)
             self.attempts_made += 1
             succeeded = is_success(result.status_code)
@@ -280,7 +302,10 @@ class WebhookDispatcher:
             if due_again:
                 self._wake.set()
         finally:
-            self._inflight.pop(claimed.delivery_id, None)
+            if recording:
+                self._recording -= 1
+            else:
+                self._inflight.pop(claimed.delivery_id, None)
             if self._room_bound:
                 self._wake.set()
 

@@ -53,8 +53,9 @@ _DUE = (
 # merchant with something due gets its first slot before any gets its second. No merchant goes beyond
 # `per_merchant`, and a merchant's second and further slots never take the last `reserve` free slots:
 # a merchant with nothing in flight finds one free at once, however many merchants' receivers hang.
-# At most `per_endpoint` come from one endpoint; a paused endpoint gives none, and one on probation after
-# a pause (webhook_pause.py) gives one, only while none of its deliveries is leased (its probe is out).
+# At most `per_endpoint` come from one endpoint, less its attempts in flight at this core; a paused
+# endpoint gives none, and one on probation after a pause (webhook_pause.py) gives one, only while none of
+# its deliveries is leased (its probe is out).
 # That check reads, locking no endpoint row: a claim that locked endpoints after deliveries could deadlock
 # with an endpoint's deletion, which locks them the other way round. (Two cores claiming at the same
 # instant may each send one probe.)
@@ -78,7 +79,11 @@ candidates AS (
     + _DUE
     + """
         ORDER BY d.next_attempt_at, d.seq
-        LIMIT CASE WHEN w.consecutive_timeouts >= %(probe_after)s THEN 1 ELSE %(per_endpoint)s END
+        LIMIT CASE WHEN w.consecutive_timeouts >= %(probe_after)s THEN 1
+                   ELSE %(per_endpoint)s - COALESCE((
+                        SELECT eb.n FROM unnest(%(busy_endpoints)s::text[], %(endpoint_busy)s::int[])
+                                      AS eb(endpoint_id, n)
+                         WHERE eb.endpoint_id = w.id), 0) END
         FOR UPDATE SKIP LOCKED
     ) due
     WHERE w.status <> 'disabled' AND NOT (w.id = ANY(%(skip)s::text[]))
@@ -254,7 +259,9 @@ class PgDeliveryQueue:
         merchant_busy: Mapping[str, int],
         reserve: int,
         token: str,
+        endpoint_busy: Mapping[str, int] | None = None,
     ) -> list[ClaimedDelivery]:
+        endpoint_busy = endpoint_busy or {}
         params = {
             **self._jobs.params(JobClaim(CLAIM_JOB, now, lease_until - now, token)),
             "now": now,
@@ -264,6 +271,8 @@ class PgDeliveryQueue:
             "per_merchant": per_merchant,
             "busy_merchants": list(merchant_busy),
             "merchant_busy": list(merchant_busy.values()),
+            "busy_endpoints": list(endpoint_busy),
+            "endpoint_busy": list(endpoint_busy.values()),
             "reserve": reserve,
             "probe_after": PAUSE_AFTER_TIMEOUTS,
         }

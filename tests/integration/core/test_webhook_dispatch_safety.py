@@ -16,6 +16,8 @@ from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.outbox import append_events
+from core_server.task_stop import cancel_and_wait
+from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import new_charge, new_owner
@@ -37,9 +39,8 @@ async def dispatching(*cores: Core) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # Cancelled until they end: a cancel landing in psycopg_pool's wait for a connection can be lost.
+        await cancel_and_wait(*tasks, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 async def test_hanging_redirecting_huge_and_refusing_receivers_do_not_stall_a_good_one(

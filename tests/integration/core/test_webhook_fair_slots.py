@@ -16,6 +16,8 @@ import pytest
 from core_server.bootstrap import Core
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
+from core_server.task_stop import cancel_and_wait
+from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from core_server.webhooks.domain.webhook_pause import FIRST_PAUSE, PAUSE_AFTER_TIMEOUTS
@@ -38,8 +40,8 @@ async def dispatching(core: Core) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        # Cancelled until it ends: a cancel landing in psycopg_pool's wait for a connection can be lost.
+        await cancel_and_wait(task, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 def hanging_now(receiver: WebhookReceiver, prefix: str) -> int:

@@ -1,0 +1,209 @@
+"""The dispatcher's share of a core (issue 27). An endpoint's quota (WEBHOOK_ENDPOINT_CONCURRENCY) counts
+POSTs the receiver is answering: it is free again once the answer is in, while the attempt is recorded;
+the record still holds one of the core's WEBHOOK_CONCURRENCY slots and its row's lease. A claim takes no
+more of an endpoint than its quota less the attempts already in flight there. And claims and records go
+over the dispatcher's own connections, so requests holding the whole shared pool do not hold them up."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
+
+import pytest
+
+from core_server.bootstrap import Core
+from core_server.config import Settings
+from core_server.kernel.application.clocks import SettableClock
+from core_server.kernel.application.outbox import OutboxEvent
+from core_server.kernel.domain.environment import Environment
+from core_server.kernel.storage.outbox import append_events
+from core_server.task_stop import cancel_and_wait
+from core_server.webhooks.application.ports import AttemptRecord
+from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
+from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
+from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
+from tests.integration.core.conftest import make_core
+from tests.integration.core.factories import new_charge, new_owner
+from tests.webhook_receivers import WebhookReceiver, start_receiver
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def receiver() -> Iterator[WebhookReceiver]:
+    with start_receiver() as running:
+        yield running
+
+
+@pytest.fixture
+def records_held(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Every record statement waits until the returned event is set (patched before the core is built,
+    so the dispatcher's recorder holds the gated method)."""
+    gate = asyncio.Event()
+    record = PgDeliveryQueue.record
+
+    async def held(self: PgDeliveryQueue, records: Sequence[AttemptRecord]) -> list[bool]:
+        await gate.wait()
+        return await record(self, records)
+
+    monkeypatch.setattr(PgDeliveryQueue, "record", held)
+    return gate
+
+
+@asynccontextmanager
+async def dispatching(core: Core) -> AsyncIterator[None]:
+    task = asyncio.create_task(core.dispatcher.run_forever())
+    try:
+        yield
+    finally:
+        # Cancelled until it ends: a cancel landing in psycopg_pool's wait for a connection can be lost.
+        await cancel_and_wait(task, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
+
+
+async def settled(core: Core, owner_endpoint: tuple[object, str], count: int) -> list[object]:
+    owner, endpoint_id = owner_endpoint
+    for _ in range(200):
+        page = await core.webhooks.deliveries(owner, endpoint_id, limit=100, starting_after=None)  # type: ignore[arg-type]
+        if len(page.items) == count and all(d.status is DeliveryStatus.SUCCEEDED for d in page.items):
+            return list(page.items)
+        await asyncio.sleep(0.05)
+    raise AssertionError("the deliveries did not settle")
+
+
+async def test_an_endpoints_next_posts_go_out_while_the_answered_ones_are_being_recorded(
+    isolated_settings: Settings,
+    clock: SettableClock,
+    isolated_pool: object,
+    receiver: WebhookReceiver,
+    records_held: asyncio.Event,
+) -> None:
+    settings = dataclasses.replace(
+        isolated_settings,
+        webhook_concurrency=8,
+        webhook_endpoint_concurrency=2,
+        webhook_merchant_concurrency=8,
+    )
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        endpoint = await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
+        for _ in range(6):
+            await new_charge(core, owner)
+        async with dispatching(core):
+            # No record is written yet: had the answered attempts kept the endpoint's two places, only
+            # two POSTs would have gone out.
+            await receiver.wait_for(6, "/hook", timeout=5.0)
+            assert receiver.max_concurrency <= 2
+            records_held.set()
+            deliveries = await settled(core, (owner, endpoint.id), 6)
+        assert all(len(d.attempts) == 1 for d in deliveries)  # type: ignore[attr-defined]
+        assert sorted(d.event["id"] for d in receiver.received("/hook")) == sorted(
+            {d.event["id"] for d in receiver.received("/hook")}
+        )
+    finally:
+        await core.close()
+
+
+async def test_an_attempt_being_recorded_still_holds_one_of_the_cores_slots(
+    isolated_settings: Settings,
+    clock: SettableClock,
+    isolated_pool: object,
+    receiver: WebhookReceiver,
+    records_held: asyncio.Event,
+) -> None:
+    settings = dataclasses.replace(
+        isolated_settings,
+        webhook_concurrency=4,
+        webhook_endpoint_concurrency=4,
+        webhook_merchant_concurrency=4,
+        webhook_reserved_slots=0,
+    )
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        endpoint = await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
+        for _ in range(6):
+            await new_charge(core, owner)
+        async with dispatching(core):
+            await receiver.wait_for(4, "/hook", timeout=5.0)
+            await asyncio.sleep(0.5)  # a fifth would be out by now if records held no slot
+            assert len(receiver.received("/hook")) == 4
+            records_held.set()
+            await settled(core, (owner, endpoint.id), 6)
+        assert len(receiver.received("/hook")) == 6
+    finally:
+        await core.close()
+
+
+async def test_a_claim_takes_no_more_of_an_endpoint_than_its_quota_less_the_attempts_in_flight(
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: object, receiver: WebhookReceiver
+) -> None:
+    settings = dataclasses.replace(
+        isolated_settings,
+        webhook_concurrency=8,
+        webhook_endpoint_concurrency=2,
+        webhook_merchant_concurrency=8,
+    )
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        receiver.behave("/slow", delay=0.4)
+        endpoint = await core.webhooks.create(owner, receiver.url("/slow"), ["*"], None)
+        now = clock.now()
+        events = [
+            OutboxEvent(
+                f"evt_quota{n:019d}",
+                "charge.created",
+                f"ch_{n}",
+                {"id": f"evt_quota{n:019d}", "object": "event", "type": "charge.created",
+                 "created": int(now.timestamp()), "livemode": False, "data": {"object": {"n": n}}},
+                now,
+            )
+            for n in range(4)
+        ]  # fmt: skip
+        async with dispatching(core):
+            async with core.pool.connection() as conn, conn.transaction():
+                await append_events(conn, owner.merchant_id, Environment.TEST, events[:1])
+            await receiver.wait_for(1, "/slow")  # the first POST is under way (0.4 s): one place of two
+            async with core.pool.connection() as conn, conn.transaction():
+                # Three due at once, one NOTIFY: the claim may take one of them, not two.
+                await append_events(conn, owner.merchant_id, Environment.TEST, events[1:])
+            await receiver.wait_for(4, "/slow", timeout=5.0)
+            await settled(core, (owner, endpoint.id), 4)
+        assert receiver.max_concurrency <= 2
+    finally:
+        await core.close()
+
+
+async def test_deliveries_go_out_while_requests_hold_every_connection_of_the_shared_pool(
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: object, receiver: WebhookReceiver
+) -> None:
+    settings = dataclasses.replace(isolated_settings, db_pool_max=3, db_pool_timeout_seconds=3.0)
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
+        await new_charge(core, owner)
+        release, all_taken = asyncio.Event(), asyncio.Event()
+        held: list[object] = []
+
+        async def hold_one() -> None:
+            async with core.pool.connection() as conn:
+                held.append(conn)
+                if len(held) == 3:
+                    all_taken.set()
+                await release.wait()
+
+        holders = [asyncio.create_task(hold_one()) for _ in range(3)]
+        try:
+            await asyncio.wait_for(all_taken.wait(), 5.0)  # the requests' whole pool, as under full load
+            async with dispatching(core):
+                # The claim and the record use the dispatcher's own connections: no wait for the pool.
+                await receiver.wait_for(1, "/hook", timeout=2.0)
+        finally:
+            release.set()
+            await asyncio.gather(*holders)
+    finally:
+        await core.close()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
 import pytest
 
@@ -16,11 +15,10 @@ from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.outbox import append_events
-from core_server.task_stop import cancel_and_wait
-from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import new_charge, new_owner
+from tests.support.webhook_dispatch import dispatching
 from tests.webhook_receivers import WebhookReceiver, refused_url, start_receiver
 
 pytestmark = pytest.mark.integration
@@ -30,17 +28,6 @@ pytestmark = pytest.mark.integration
 def receiver() -> Iterator[WebhookReceiver]:
     with start_receiver() as running:
         yield running
-
-
-@asynccontextmanager
-async def dispatching(*cores: Core) -> AsyncIterator[None]:
-    """Runs each core's dispatcher loop (LISTEN/NOTIFY and poll) for the duration of the block."""
-    tasks = [asyncio.create_task(core.dispatcher.run_forever()) for core in cores]
-    try:
-        yield
-    finally:
-        # Cancelled until they end: a cancel landing in psycopg_pool's wait for a connection can be lost.
-        await cancel_and_wait(*tasks, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 async def test_hanging_redirecting_huge_and_refusing_receivers_do_not_stall_a_good_one(

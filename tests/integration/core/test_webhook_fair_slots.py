@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -16,13 +15,12 @@ import pytest
 from core_server.bootstrap import Core
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
-from core_server.task_stop import cancel_and_wait
-from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from core_server.webhooks.domain.webhook_pause import FIRST_PAUSE, PAUSE_AFTER_TIMEOUTS
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import new_charge, new_owner
+from tests.support.webhook_dispatch import dispatching
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
 pytestmark = pytest.mark.integration
@@ -32,16 +30,6 @@ pytestmark = pytest.mark.integration
 def receiver() -> Iterator[WebhookReceiver]:
     with start_receiver() as running:
         yield running
-
-
-@asynccontextmanager
-async def dispatching(core: Core) -> AsyncIterator[None]:
-    task = asyncio.create_task(core.dispatcher.run_forever())
-    try:
-        yield
-    finally:
-        # Cancelled until it ends: a cancel landing in psycopg_pool's wait for a connection can be lost.
-        await cancel_and_wait(task, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 def hanging_now(receiver: WebhookReceiver, prefix: str) -> int:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -19,13 +18,12 @@ from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.outbox import OutboxEvent
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.storage.outbox import append_events
-from core_server.task_stop import cancel_and_wait
 from core_server.webhooks.application.ports import AttemptRecord
-from core_server.webhooks.application.webhook_dispatcher import SHUTDOWN_GRACE_SECONDS
 from core_server.webhooks.domain.webhook_delivery import DeliveryStatus
 from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import new_charge, new_owner
+from tests.support.webhook_dispatch import dispatching
 from tests.webhook_receivers import WebhookReceiver, start_receiver
 
 pytestmark = pytest.mark.integration
@@ -50,16 +48,6 @@ def records_held(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
 
     monkeypatch.setattr(PgDeliveryQueue, "record", held)
     return gate
-
-
-@asynccontextmanager
-async def dispatching(core: Core) -> AsyncIterator[None]:
-    task = asyncio.create_task(core.dispatcher.run_forever())
-    try:
-        yield
-    finally:
-        # Cancelled until it ends: a cancel landing in psycopg_pool's wait for a connection can be lost.
-        await cancel_and_wait(task, recancel=SHUTDOWN_GRACE_SECONDS + 1.0)
 
 
 async def settled(core: Core, owner_endpoint: tuple[object, str], count: int) -> list[object]:

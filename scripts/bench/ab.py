@@ -1,6 +1,7 @@
-"""Two versions of the code, measured back to back: create-charge req/s of stack A and stack B, alternating.
+"""Two versions of the code, measured back to back: req/s of stack A and stack B, alternating.
 
     python scripts/bench/ab.py --a /tmp/base --b . --rounds 3 --seconds 10 --connections 32,64
+    python scripts/bench/ab.py --a /tmp/base --b . --op retrieve   # or list: over seeded charges
     python scripts/bench/ab.py --a . --b . --profile 10     # py-spy of each stack under create load
     python scripts/bench/ab.py --a /tmp/base --b . --naive  # the naive peer measured in every round too
 
@@ -60,15 +61,32 @@ CATEGORIES = {
     "h11": ("h11/",),
 }
 
+SCRIPTS = {"create": "create_charge.lua", "retrieve": "retrieve_charge.lua", "list": "list_charges.lua"}
+"""The operations a run may drive (bench/lua), as `make bench` drives them."""
+SEED_CHARGES = 1000
+
 
 NATIVE = os.environ.get("AB_PROFILE_NATIVE") == "1"
 """py-spy --native: C and Cython frames too (gRPC's core, protobuf, uvloop), at a higher sampling cost."""
 
 
+OPERATION = "create"
+"""The operation every run drives (--op)."""
+IDS_FILES: dict[str, Path] = {}
+"""A merchant's (by secret key) seeded charge ids, for the read operations."""
+
+
 def start(services: Any, admin_dsn: str, root: Path, label: str) -> tuple[Any, Any]:
+    """A 1+1 stack of `root` and its merchant; for reads, the merchant's seeded charges' ids go in a file
+    beside the stack (BENCH_CHARGE_IDS of the read scripts)."""
     processes.ROOT = root  # _spawn runs `python -m …` with this cwd and PYTHONPATH
     stack = stack_mod.start_stack(services, admin_dsn, 1, 1)
     merchant = stack_mod.sign_up(stack.gateway_urls[0], f"ab{label}")
+    if OPERATION != "create":
+        ids = stack_mod.seed_charges(stack.gateway_urls[0], merchant, SEED_CHARGES)
+        ids_file = Path(tempfile.mkdtemp(prefix=f"ab-{label}-")) / "charge_ids.txt"
+        ids_file.write_text("\n".join(ids) + "\n")
+        IDS_FILES[merchant.secret_key] = ids_file
     return stack, merchant
 
 
@@ -76,13 +94,16 @@ def once(label: str, stack: Any, merchant: Any, connections: int, seconds: float
     """req/s of one run and the CPU ms per request of the stack's core and gateway together."""
     meter = CpuMeter({"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid})
     meter.start()
+    env = {"BENCH_SECRET_KEY": merchant.secret_key, "BENCH_IDEMPOTENCY": "1", "BENCH_RUN_ID": "ab"}
+    if OPERATION != "create":
+        env["BENCH_CHARGE_IDS"] = str(IDS_FILES[merchant.secret_key])
     result = run_wrk(
-        f"create-{label}",
+        f"{OPERATION}-{label}",
         stack.gateway_urls[0],
-        "create_charge.lua",
+        SCRIPTS[OPERATION],
         connections=connections,
         seconds=seconds,
-        env={"BENCH_SECRET_KEY": merchant.secret_key, "BENCH_IDEMPOTENCY": "1", "BENCH_RUN_ID": "ab"},
+        env=env,
     )
     cpu = meter.stop(result.requests)
     cpu_ms = cpu["core_cpu_ms_per_req"] + cpu["gateway_cpu_ms_per_req"]
@@ -205,7 +226,12 @@ def main() -> int:
     parser.add_argument("--connections", default="32,64")
     parser.add_argument("--profile", type=int, default=0, help="seconds of py-spy per stack (0: none)")
     parser.add_argument("--naive", action="store_true", help="the naive peer as a third side in each round")
+    parser.add_argument("--op", choices=sorted(SCRIPTS), default="create", help="the operation driven")
     args = parser.parse_args()
+    global OPERATION
+    OPERATION = args.op
+    if args.naive and args.op != "create":
+        parser.error("the naive peer only creates: --naive needs --op create")
     levels = [int(c) for c in args.connections.split(",")]
     services, admin_dsn = stack_mod.start_services()
     stacks: dict[str, tuple[Any, Any]] = {}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.support.services import (
+    BaseServices,
     create_test_database,
     drop_templates,
     drop_test_database,
@@ -20,6 +23,38 @@ from tests.support.services import (
 # Fixed test secrets: logs and failures reproduce across runs; never used outside tests.
 TEST_JWT_SIGNING_KEY = "test-signing-key-test-signing-key-test-signing-key"
 TEST_DATA_ENCRYPTION_KEY = base64.b64encode(bytes(range(32))).decode("ascii")
+
+
+SERIAL_MODULES = frozenset(
+    line.strip()
+    for line in (Path(__file__).parent / "serial_modules.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+)
+"""Modules run alone after the parallel part of `make test`; the file says why each is there."""
+
+_shared_services: BaseServices | None = None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist the controller starts the embedded servers once and hands their URLs to every
+    worker through the environment, so no worker stops servers another one is still using."""
+    global _shared_services
+    if getattr(config, "workerinput", None) is None and config.getoption("numprocesses", default=None):
+        _shared_services = start_base_services()
+        os.environ.update(_shared_services.env)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    global _shared_services
+    if _shared_services is not None:
+        stop_base_services(_shared_services)
+        _shared_services = None
 
 
 @pytest.fixture(scope="session")

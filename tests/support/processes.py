@@ -23,11 +23,39 @@ LOG_TAIL_CHARS = 4000
 _log_dir: Path | None = None
 
 
+# Ports for the suite's children come from below the kernel's ephemeral range (32768–60999 on Linux), so
+# an outgoing connection can never take a port between our check and the child's bind, and each pytest-
+# xdist worker draws from its own slice, so two workers never hand out the same port.
+PORT_BASE = 20000
+PORTS_PER_WORKER = 1500
+_next_port: int | None = None
+
+
+def _worker_index() -> int:
+    """0 for a run without xdist and for its first worker (`gw0`), n for `gwn`."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker.removeprefix("gw") or 0) % 8
+
+
 def free_port() -> int:
-    """A loopback port free right now (the child binds it a moment later; a clash fails loudly)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port free right now, from this worker's slice (the child binds it a moment later; a
+    clash with another program fails loudly). Ports are handed out in turn, so one a stopped child
+    lingers on in TIME_WAIT is not the next one given."""
+    global _next_port
+    first = PORT_BASE + _worker_index() * PORTS_PER_WORKER
+    if _next_port is None:
+        # Another test session on the machine starts elsewhere in the slice.
+        _next_port = first + (os.getpid() * 7919) % PORTS_PER_WORKER
+    for _ in range(PORTS_PER_WORKER):
+        port = _next_port
+        _next_port = first + (_next_port + 1 - first) % PORTS_PER_WORKER
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free loopback port in {first}..{first + PORTS_PER_WORKER - 1}")
 
 
 def log_dir() -> Path:

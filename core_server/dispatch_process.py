@@ -128,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("--report-fd", type=int, required=True)
     args = parser.parse_args(argv)
+    configure_logging("webhook-dispatcher")  # first, so even a refused PR_SET_PDEATHSIG logs one JSON line
     die_with_parent(args.parent_pid)
-    configure_logging("webhook-dispatcher")
     settings = dataclasses.replace(Settings.from_env(), process_name=args.core)
     tune_for_serving()
     with contextlib.suppress(ImportError):  # uvloop is optional on platforms without it

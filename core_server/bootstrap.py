@@ -1,4 +1,8 @@
-"""The only place concrete adapters are built and wired (cosmicpython's bootstrap)."""
+"""The only place concrete adapters are built and wired (cosmicpython's bootstrap).
+
+Past 500 lines on purpose: it is the one wiring point of the core and of the webhook dispatcher process
+the core starts (`build_dispatcher` serves both), so a wiring change is read and made in one file.
+"""
 
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from core_server.developer_tools.application.sandbox_reset import TestResetServi
 from core_server.developer_tools.storage.cli_session_repository import PgCliSessionRepository
 from core_server.developer_tools.storage.sandbox_data_store import PgTestDataStore
 from core_server.developer_tools.storage.sandbox_event_log import PgTestEventLog
+from core_server.dispatch_supervisor import DispatchSupervisor
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat, CoreLiveness
 from core_server.kernel.application.idempotency import IdempotentRunner
@@ -81,6 +86,7 @@ from core_server.security.payout_account import PURPOSE as PAYOUT_ACCOUNT_PURPOS
 from core_server.security.payout_account import PayoutAccountBox
 from core_server.security.secret_box import SecretBox
 from core_server.security.tokens import JwtIssuer
+from core_server.webhook_delivery import DispatcherOnLoop, WebhookDelivery
 from core_server.webhooks.application.events import EventService
 from core_server.webhooks.application.webhook_dispatcher import WebhookDispatcher
 from core_server.webhooks.application.webhooks import WebhookEndpointService
@@ -118,8 +124,7 @@ class Core:
     clock_listener: PgNotifyWakeups
     webhooks: WebhookEndpointService
     events: EventService
-    dispatcher: WebhookDispatcher
-    webhook_sender: HttpWebhookSender
+    delivery: WebhookDelivery
     deliveries: PgDeliveryQueue
     retention: RetentionSweep
     customers: CustomerService
@@ -141,6 +146,13 @@ class Core:
     dispatch_pool: DbPool | None = None
     announcer: DeliveryAnnouncer | None = None
 
+    @property
+    def dispatcher(self) -> WebhookDispatcher:
+        """The dispatcher on this core's loop (WEBHOOK_DISPATCH=inline, as the integration tests run it)."""
+        if not isinstance(self.delivery, DispatcherOnLoop):
+            raise RuntimeError("this core delivers from a process of its own (WEBHOOK_DISPATCH=process)")
+        return self.delivery.dispatcher
+
     def sweep(self, name: str) -> TimerSweep:
         return next(sweep for sweep in self.sweeps if sweep.name == name)
 
@@ -154,7 +166,7 @@ class Core:
         if self.heartbeat is not None:
             await self.heartbeat.stop()  # after the actors: no turn of this core can write any more
         await self.clock_listener.close()
-        await self.webhook_sender.close()
+        await self.delivery.close()
         await close_redis(self.redis)
         if self.announcer is not None:
             await self.announcer.close()
@@ -170,7 +182,9 @@ class Core:
 DISPATCH_DB_CONNECTIONS = 4
 """The webhook dispatcher's own connections, at most: a claim, a record, the NOTIFY after creates and the
 one to the other cores, each at most one at a time. One is opened at start, the others on demand, so an
-idle core holds one more session than DB_POOL_MAX's, not four."""
+idle core holds one more session than DB_POOL_MAX's, not four. With WEBHOOK_DISPATCH=process the core's
+pool of this size only ever opens one (the NOTIFY after creates), and the dispatcher process has a pool
+of this size of its own (one open, the claim, the record and its NOTIFY to the other cores on demand)."""
 
 SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
 
@@ -198,6 +212,65 @@ async def _open_pool(settings: Settings, *, min_size: int, max_size: int) -> DbP
         idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
         keepalive_idle=settings.db_keepalive_idle_seconds,
     )
+
+
+def build_dispatcher(
+    settings: Settings, pool: DbPool, jobs: PgJobClaims, clocks: MerchantClocks
+) -> DispatcherOnLoop:
+    """The one webhook dispatcher, wherever it runs (WEBHOOK_DISPATCH): on the core's loop, or in the core's
+    dispatcher process (`build_dispatch_side`). `pool` is the dispatcher's own (claims and records wait
+    for nobody else's statements, issue 27); `jobs` names the core, so its claims go with the core's
+    heartbeat."""
+    sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
+    dispatcher = WebhookDispatcher(
+        PgDeliveryQueue(pool, jobs),
+        sender,
+        SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds),
+        sealers(settings)["webhook-secret"],
+        clocks,
+        PgNotifyWakeups(settings.listen_url, DELIVERY_CHANNEL),
+        concurrency=settings.webhook_concurrency,
+        per_endpoint=settings.webhook_endpoint_concurrency,
+        per_merchant=settings.webhook_merchant_concurrency,
+        reserve=settings.webhook_reserved_slots,  # None: a quarter of the slots
+        timeout=settings.webhook_timeout_seconds,
+        lease=timedelta(seconds=settings.webhook_lease_seconds),
+        poll_interval=settings.webhook_poll_seconds,
+        allow_private_targets=settings.webhook_allow_private_targets,
+        starts_per_turn=settings.webhook_starts_per_turn,
+        gather=settings.webhook_gather_seconds,
+    )
+    return DispatcherOnLoop(dispatcher, sender)
+
+
+@dataclass
+class DispatchSide:
+    """A dispatcher process's whole wiring (dispatch_process.py): only what delivery needs. No Redis, no
+    migrations (its core applied them before it started it) and no heartbeat: its claims name the core
+    and go with the core's."""
+
+    delivery: DispatcherOnLoop
+    pool: DbPool
+    clock_listener: PgNotifyWakeups
+
+    async def close(self) -> None:
+        await self.delivery.close()
+        await self.clock_listener.close()
+        await self.pool.close()
+
+
+async def build_dispatch_side(settings: Settings) -> DispatchSide:
+    """The dispatcher of the core named `settings.process_name`, with a pool, a LISTEN on the sandbox
+    clocks' channel and clock offsets of its own (psycopg connections belong to one loop)."""
+    pool = await _open_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
+    offsets = PgClockOffsets(pool)
+    clock_listener = PgNotifyWakeups(settings.listen_url, CLOCK_CHANNEL)
+    await clock_listener.start(offsets.forget)
+    jobs = PgJobClaims(
+        pool, settings.process_name, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
+    )
+    delivery = build_dispatcher(settings, pool, jobs, MerchantClocks(SystemClock(), offsets))
+    return DispatchSide(delivery, pool, clock_listener)
 
 
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
@@ -286,25 +359,14 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     sealer = boxes["webhook-secret"]
     resolver = SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds)
     deliveries = PgDeliveryQueue(pool, jobs)
-    sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
-    dispatcher = WebhookDispatcher(
-        PgDeliveryQueue(dispatch_pool, jobs),
-        sender,
-        resolver,
-        sealer,
-        clocks,
-        PgNotifyWakeups(settings.listen_url, DELIVERY_CHANNEL),
-        concurrency=settings.webhook_concurrency,
-        per_endpoint=settings.webhook_endpoint_concurrency,
-        per_merchant=settings.webhook_merchant_concurrency,
-        reserve=settings.webhook_reserved_slots,  # None: a quarter of the slots
-        timeout=settings.webhook_timeout_seconds,
-        lease=timedelta(seconds=settings.webhook_lease_seconds),
-        poll_interval=settings.webhook_poll_seconds,
-        allow_private_targets=settings.webhook_allow_private_targets,
-        starts_per_turn=settings.webhook_starts_per_turn,
-        gather=settings.webhook_gather_seconds,
-    )
+    # WEBHOOK_DISPATCH=process (the default): a child process delivers, with a pool, LISTEN and clock
+    # offsets of its own (dispatch_process.py); its claims name this core all the same. `inline`: the
+    # same dispatcher, on this core's loop and its dispatch pool.
+    dispatch: WebhookDelivery
+    if settings.webhook_dispatch == "inline":
+        dispatch = build_dispatcher(settings, dispatch_pool, jobs, clocks)
+    else:
+        dispatch = DispatchSupervisor(settings.process_name, deliveries.release_abandoned)
     retention = RetentionSweep(
         [
             RetentionRule("idempotency_keys", IDEMPOTENCY_KEY_LIFETIME, PgIdempotencyPurge(pool)),
@@ -484,8 +546,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         test_reset=TestResetService(PgTestDataStore(pool), offsets.forget),
         payment_methods=payment_methods,
         customer_balances=CustomerBalanceService(balances, customers, clocks),
-        dispatcher=dispatcher,
-        webhook_sender=sender,
+        delivery=dispatch,
         deliveries=deliveries,
         dispatch_pool=dispatch_pool,
         announcer=announcer,

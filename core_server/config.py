@@ -59,6 +59,11 @@ class Settings:
     # How long a dispatcher's wake-up waits before claiming, and a finished attempt before its record, so
     # those few ms go in one statement each (WEBHOOK_GATHER_SECONDS).
     webhook_gather_seconds: float = 0.005
+    # Where a core's webhook dispatcher runs (WEBHOOK_DISPATCH): "process", a child process the core starts
+    # and supervises (its own interpreter, so deliveries do not queue behind the request path's turns), or
+    # "inline", a task on the core's own event loop (platforms without subprocesses; tests that drive
+    # the dispatcher themselves).
+    webhook_dispatch: str = "process"
     # `payconnect listen` streams (DESIGN §10.6): how often an open stream reads the event log, and the
     # longest quiet stretch before a keep-alive.
     cli_stream_poll_seconds: float = 0.5
@@ -116,6 +121,8 @@ class Settings:
         if self.webhook_reserved_slots is not None and self.webhook_reserved_slots < 0:
             # Above WEBHOOK_CONCURRENCY - 1 it is clamped there: a merchant always gets its first slot.
             raise ConfigError("WEBHOOK_RESERVED_SLOTS must be at least 0")
+        if self.webhook_dispatch not in WEBHOOK_DISPATCH_MODES:
+            raise ConfigError(f"WEBHOOK_DISPATCH must be one of {', '.join(WEBHOOK_DISPATCH_MODES)}")
         if self.webhook_dns_timeout_seconds <= 0:
             raise ConfigError("WEBHOOK_DNS_TIMEOUT_SECONDS must be positive")
         if self.event_retention_seconds <= 0 or self.retention_interval_seconds <= 0:
@@ -277,6 +284,7 @@ class Settings:
             webhook_poll_seconds=float(e.get("WEBHOOK_POLL_SECONDS", "5")),
             webhook_starts_per_turn=int(e.get("WEBHOOK_STARTS_PER_TURN", "4")),
             webhook_gather_seconds=float(e.get("WEBHOOK_GATHER_SECONDS", "0.005")),
+            webhook_dispatch=e.get("WEBHOOK_DISPATCH", "process").strip().lower() or "process",
             cli_stream_poll_seconds=float(e.get("CLI_STREAM_POLL_SECONDS", "0.5")),
             cli_stream_keepalive_seconds=float(e.get("CLI_STREAM_KEEPALIVE_SECONDS", "15")),
             metrics_addr=_metrics_addr(e.get("CORE_METRICS_ADDR", ""), grpc_addr),
@@ -314,6 +322,7 @@ class Settings:
 
 
 POOLERS = frozenset({"", "pgbouncer"})
+WEBHOOK_DISPATCH_MODES = ("process", "inline")
 """DATABASE_POOLER's values: none (direct to PostgreSQL) or PgBouncer in transaction mode."""
 
 

@@ -177,7 +177,8 @@ async def serve(settings: Settings) -> None:
         asyncio.create_task(sample_queue_depth(core.deliveries.pending_count), name="metrics-sampler"),
         *(asyncio.create_task(sweep.run_forever(), name=f"{sweep.name}-sweep") for sweep in core.sweeps),
         asyncio.create_task(watch_health(core, health_servicer, SERVICE_NAMES), name="health-watch"),
-        asyncio.create_task(core.dispatcher.run_forever(), name="webhook-dispatcher"),
+        # WEBHOOK_DISPATCH: the dispatcher on this loop, or its process, started and supervised here.
+        asyncio.create_task(core.delivery.run_forever(), name="webhook-dispatcher"),
         asyncio.create_task(core.retention.run_forever(), name="retention-sweep"),
     ]
     logger.info(
@@ -197,7 +198,9 @@ async def serve(settings: Settings) -> None:
     await health_servicer.enter_graceful_shutdown()
     core.cli_stream.close()  # open `payconnect listen` streams end now; their CLIs resume elsewhere
     # The background jobs stop now, beside the RPC grace. The webhook dispatcher gives the sends in flight
-    # their own grace, so a cancel that a client library swallowed is repeated only after that.
+    # their own grace, so a cancel that a client library swallowed is repeated only after that; a
+    # dispatcher process is stopped (SIGTERM, the same grace) before the core's heartbeat, which carries
+    # its claims, ends in core.close().
     jobs_stopped = asyncio.ensure_future(cancel_and_wait(*jobs, recancel=DISPATCH_GRACE_SECONDS + 1.0))
     # In-flight RPCs get the grace period (SHUTDOWN_GRACE_SECONDS); then actors release their leases.
     await server.stop(settings.shutdown_grace_seconds)

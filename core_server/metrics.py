@@ -8,6 +8,7 @@ tests build several cores in one process.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -67,6 +68,34 @@ WEBHOOK_ATTEMPTS = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+ATTEMPT_OUTCOMES = ("succeeded", "failed")
+
+
+def attempts_counted() -> dict[str, int]:
+    """WEBHOOK_ATTEMPTS in this process so far, by outcome: what a dispatcher process reports to its core."""
+    return {
+        outcome: int(
+            REGISTRY.get_sample_value("core_webhook_delivery_attempts_total", {"outcome": outcome}) or 0
+        )
+        for outcome in ATTEMPT_OUTCOMES
+    }
+
+
+def attempt_report(counts: dict[str, int]) -> bytes:
+    """One report line of attempts counted since the last one (a dispatcher process to its core)."""
+    return json.dumps(counts, separators=(",", ":")).encode() + b"\n"
+
+
+def count_reported_attempts(line: bytes) -> None:
+    """Adds a dispatcher process's report line to this core's WEBHOOK_ATTEMPTS, so the outcomes of
+    deliveries made in that process are served on the core's metrics port like its own."""
+    try:
+        counts = json.loads(line)
+        for outcome in ATTEMPT_OUTCOMES:
+            if int(counts.get(outcome, 0)) > 0:
+                WEBHOOK_ATTEMPTS.labels(outcome).inc(int(counts[outcome]))
+    except (ValueError, TypeError, AttributeError) as exc:
+        logger.warning("unreadable report from the webhook dispatcher process: %s", type(exc).__name__)
 
 
 def track_active_actors(kind: str, count: Callable[[], int]) -> None:

@@ -71,7 +71,8 @@ def stack(stack_env: dict[str, str]) -> Iterator[Stack]:
 
 
 def listening_backends(dsn: str) -> int:
-    """The core's LISTEN sessions on this server (the clock's and the webhook dispatcher's)."""
+    """The core's LISTEN sessions on this server (its clock's, and its dispatcher process's two: the
+    deliveries' and the clock's)."""
     try:
         with psycopg.connect(dsn, autocommit=True, connect_timeout=2) as conn:
             row = conn.execute(
@@ -109,9 +110,9 @@ def test_primary_crashed_and_standby_promoted_under_create_load(stack: Stack) ->
             key=lambda a: a.ended,
         )
         wait_until(
-            lambda: listening_backends(stack.pg.standby.dsn("failover")) >= 2,
+            lambda: listening_backends(stack.pg.standby.dsn("failover")) >= 3,
             BACK_WITHIN_SECONDS,
-            what="the core's two LISTEN sessions on the promoted standby",
+            what="the three LISTEN sessions of the core and its dispatcher on the promoted standby",
         )
         listen_back = time.monotonic() - promoted
         # More load on the new primary, so the creates after the switch are counted too.

@@ -130,6 +130,31 @@ class RunningProcess:
         self.stop()
 
 
+def pid_alive(pid: int) -> bool:
+    """The process exists and is no zombie (a dead child not yet reaped by its parent or init)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def children_running(parent_pid: int, module: str) -> list[int]:
+    """Live child processes of `parent_pid` started as `python -m <module>` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == parent_pid and fields[0] != "Z" and module.encode() in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
 def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> RunningProcess:
     log_path = log_dir() / f"{name}-{port}.log"
     pythonpath = os.pathsep.join(

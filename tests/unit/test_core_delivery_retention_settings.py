@@ -51,3 +51,11 @@ def test_retention_in_days_or_overridden_in_seconds() -> None:
 def test_refuses_nonsense(name: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         Settings.from_env({**BASE, name: value})
+
+
+def test_webhooks_are_delivered_from_a_process_of_the_core_unless_inline_is_asked() -> None:
+    assert Settings.from_env(BASE).webhook_dispatch == "process"
+    assert Settings.from_env({**BASE, "WEBHOOK_DISPATCH": "inline"}).webhook_dispatch == "inline"
+    assert Settings.from_env({**BASE, "WEBHOOK_DISPATCH": " Process "}).webhook_dispatch == "process"
+    with pytest.raises(ConfigError, match="WEBHOOK_DISPATCH"):
+        Settings.from_env({**BASE, "WEBHOOK_DISPATCH": "thread"})

@@ -183,6 +183,15 @@ LIMIT %(limit)s
 )
 _EXISTS = "SELECT 1 FROM webhook_deliveries WHERE id = %s AND endpoint_id = %s"
 _NOTIFY = "SELECT pg_notify(%s, '')"
+# The claims a core's dispatcher process held when it died: pending rows only (a claim is only ever taken
+# on one, and the record that settles a row releases its claim). A resend that came in meanwhile needs no
+# `requeued` mark any more: the row is due as the resend left it.
+_RELEASE_ABANDONED = (
+    "UPDATE webhook_deliveries SET "
+    + RELEASED
+    + """, requeued = false, updated_at = now()
+ WHERE status = 'pending' AND claimed_by = %(claim_by)s"""
+)
 
 
 def _health(row: dict[str, Any]) -> EndpointHealth:
@@ -301,6 +310,16 @@ class PgDeliveryQueue:
         async with self._pool.connection() as conn:
             row = await (await conn.execute(_PENDING_COUNT)).fetchone()
         return int(row["n"]) if row else 0
+
+    @wraps_psycopg_errors
+    async def release_abandoned(self) -> int:
+        """Hands back every delivery claim made in this core's name; returns how many. Only for when the
+        core's dispatcher process has died: none of those attempts is under way any more, so the pairs go
+        again at once instead of when their leases lapse (the core's heartbeat, which would free them,
+        goes on). An attempt that reached its receiver before the death is sent again (at-least-once)."""
+        async with self._pool.connection() as conn:
+            cursor = await conn.execute(_RELEASE_ABANDONED, {"claim_by": self._jobs.process})
+            return cursor.rowcount
 
     @wraps_psycopg_errors
     async def announce(self) -> None:

@@ -103,6 +103,8 @@ def core_settings(database_url: str, redis_url: str) -> Settings:
             "LEASE_TTL_MS": "2000",
             "LEASE_WAIT_SECONDS": "5",
             "WEBHOOK_ALLOW_PRIVATE_TARGETS": "1",  # the receivers listen on 127.0.0.1
+            # The tests drive the dispatcher themselves (drain, run_once), on their settable clock.
+            "WEBHOOK_DISPATCH": "inline",
         }
     )
 

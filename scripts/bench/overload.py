@@ -15,6 +15,12 @@ Reported: goodput (2xx answers per second, from the first request's due time to 
 requests shed (503) and whether each carried Retry-After, the latency of admitted (2xx) and shed
 answers, anything else (other statuses, time-outs, broken connections), and how often the pacer itself
 started a request late. targets.py judges goodput against the sustained rate and the admitted p99.
+
+Also the connections it opened and, from the kernel's counters of the whole machine over the run, the
+TCP connections dropped because a listener's accept queue was full and the SYNs sent again: when the
+server's loop falls behind while the generator opens hundreds of connections, the handshakes that find
+the queue full are retried by the client's kernel after 1 s (then 3 s, 7 s), and such a request's answer
+— a refusal too — shows up a second or more late (BENCHMARKS.md, "Speed, round 5").
 """
 
 from __future__ import annotations
@@ -115,6 +121,7 @@ class _Pool:
         self.idle: list[_Connection] = []
         self.opened = 0
         self.peak = 0
+        self.connects = 0
         self._freed = asyncio.Condition()
 
     async def take(self) -> _Connection:
@@ -125,6 +132,7 @@ class _Pool:
                     return conn
             if self.opened < self.limit:
                 self.opened += 1
+                self.connects += 1
                 self.peak = max(self.peak, self.opened)
                 try:
                     loop = asyncio.get_running_loop()
@@ -212,7 +220,9 @@ async def _offer(
     for conn in pool.idle:
         if conn.transport is not None:
             conn.transport.close()
-    return _summary(tally, rate, seconds, total, late, offered_for, began, pool.peak)
+    result = _summary(tally, rate, seconds, total, late, offered_for, began, pool.peak)
+    result["connections_opened"] = pool.connects
+    return result
 
 
 def _summary(
@@ -247,6 +257,29 @@ def _summary(
     }
 
 
+NETSTAT = Path("/proc/net/netstat")
+KERNEL_COUNTERS = {"ListenOverflows": "listen_overflows", "TCPSynRetrans": "syn_retransmits"}
+
+
+def kernel_counters(text: str) -> dict[str, int]:
+    """The TcpExt counters of KERNEL_COUNTERS from /proc/net/netstat's text (pairs of a header line and a
+    value line per protocol), by their names here."""
+    lines = text.splitlines()
+    found: dict[str, int] = {}
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:") and values.startswith("TcpExt:"):
+            row = dict(zip(names.split()[1:], values.split()[1:], strict=False))
+            found = {ours: int(row[theirs]) for theirs, ours in KERNEL_COUNTERS.items() if theirs in row}
+    return found
+
+
+def _read_kernel_counters() -> dict[str, int]:
+    try:
+        return kernel_counters(NETSTAT.read_text())
+    except OSError:  # not Linux: the counters are left out
+        return {}
+
+
 def offer(
     url: str,
     secret_key: str,
@@ -260,6 +293,7 @@ def offer(
     run = run_id or f"ovl{int(time.time() * 1000)}"
     coro = _offer(url, secret_key, rate, seconds, max_connections, run)
     cpu_before = time.process_time()
+    kernel_before = _read_kernel_counters()
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency of the gateway
@@ -267,6 +301,9 @@ def offer(
     else:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             result = runner.run(coro)
+    kernel_after = _read_kernel_counters()
+    for name in kernel_after.keys() & kernel_before.keys():
+        result[f"machine_{name}"] = kernel_after[name] - kernel_before[name]
     # What the generator itself took of the machine it shares with the system under test.
     result["generator_cpu_ms_per_request"] = round(
         (time.process_time() - cpu_before) * 1000 / max(result["offered"], 1), 3
@@ -292,7 +329,9 @@ def measure(
         f"  goodput {goodput:,.0f}/s ({goodput / sustained_rps:.2f} × sustained), shed "
         f"{result['shed_share'] or 0:.0%} (p99 {result['shed_ms']['p99']} ms), admitted p50 "
         f"{admitted['p50']} ms p99 {admitted['p99']} ms, other {result['other']}, "
-        f"late starts {result['late_starts']}",
+        f"late starts {result['late_starts']}, {result['connections_opened']} connections opened, "
+        f"machine: {result.get('machine_listen_overflows', '–')} accept-queue overflows, "
+        f"{result.get('machine_syn_retransmits', '–')} SYNs sent again",
         flush=True,
     )
     return result
@@ -307,7 +346,8 @@ def table(result: dict[str, Any]) -> list[str]:
         f"Overload: {result['rate']:,.0f} creates/s offered open loop for {result['seconds']:g} s "
         f"({result.get('factor', 2):g} × the sustained {result.get('sustained_rps', 0):,.0f}/s; "
         f"{result['late_starts']} started late by the generator), up to {result['peak_connections']} "
-        "connections.",
+        f"connections ({result.get('connections_opened', '–')} opened; on the machine meanwhile "
+        f"{result.get('machine_listen_overflows', '–')} accept-queue overflows).",
         "",
         "| goodput 2xx/s | ÷ sustained | shed (503) | 503 without Retry-After | admitted p50 ms "
         "| admitted p99 ms | 503 p99 ms | other |",

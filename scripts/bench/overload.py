@@ -2,6 +2,7 @@
 
     python scripts/bench/overload.py --rate 1600 --seconds 15   # against a stack of its own
     python scripts/bench/overload.py --compare 3 --seconds 10    # admission control off against on
+    python scripts/bench/overload.py --trees /tmp/base . --rounds 3   # two source trees, back to back
 
 wrk keeps a fixed number of requests outstanding (a closed loop): when the server slows down, wrk slows
 down with it, and an overload never builds up. Clients do not wait like that, so this generator is open
@@ -428,6 +429,77 @@ def compare(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
     return out
 
 
+def versions(trees: list[Path], rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
+    """Source trees (a worktree, or `git archive <commit> | tar -x -C dir`) back to back: a 1+1 stack of
+    each side by side, and in each round every stack's sustained create rate (wrk, 64 connections, 10 s)
+    and then `factor` × the round's mean of them offered to each in turn, the order reversed every round
+    so the machine's drift falls on all alike. The same rate for all makes the goodputs of a round
+    comparable; each is given against its own sustained rate and the round's mean."""
+    import stack as stack_mod
+    from process_stats import CpuMeter
+    from wrk import run_wrk
+
+    from tests.support import processes
+
+    services, admin_dsn = stack_mod.start_services()
+    out: list[dict[str, Any]] = []
+    try:
+        with contextlib.ExitStack() as cleanup:
+            stacks = []
+            for n, tree in enumerate(trees):
+                processes.ROOT = tree.resolve()  # _spawn runs `python -m …` with this cwd and PYTHONPATH
+                stack = stack_mod.start_stack(services, admin_dsn, 1, 1)
+                cleanup.callback(stack_mod.stop_stack, stack, keep_database=False)
+                stacks.append(
+                    (f"{n + 1}:{tree}", stack, stack_mod.sign_up(stack.gateway_urls[0], "overload"))
+                )
+            for n in range(rounds):
+                order = stacks if n % 2 == 0 else stacks[::-1]
+                sustained: dict[str, float] = {}
+                for label, stack, merchant in order:
+                    env = {
+                        "BENCH_SECRET_KEY": merchant.secret_key,
+                        "BENCH_IDEMPOTENCY": "1",
+                        "BENCH_RUN_ID": f"v{n}",
+                    }
+                    wrk = run_wrk(
+                        "create",
+                        stack.gateway_urls[0],
+                        "create_charge.lua",
+                        connections=64,
+                        seconds=10,
+                        env=env,
+                    )
+                    sustained[label] = wrk.rps
+                    print(
+                        f"round {n + 1} {label}: sustained {wrk.rps:,.0f}/s (load {os.getloadavg()[0]:.1f})"
+                    )
+                mean = sum(sustained.values()) / len(sustained)
+                for label, stack, merchant in order:
+                    url = stack.gateway_urls[0]
+                    shed_before = _shed_counts(url)
+                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                    meter.start()
+                    load = os.getloadavg()[0]
+                    result = measure(url, merchant.secret_key, mean, seconds, factor)
+                    result["cpu"] = meter.stop(result["offered"])
+                    shed_after = _shed_counts(url)
+                    result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+                    result.update(
+                        round=n + 1, version=label, own_sustained_rps=round(sustained[label], 1), load=load
+                    )
+                    own = result["goodput_rps"] / sustained[label]
+                    print(
+                        f"  {label}: ÷ own sustained {own:.2f}, cpu per offered request {result['cpu']}, "
+                        f"shed by where {result['shed_by_where']}, load {load:.1f}"
+                    )
+                    out.append(result)
+                    time.sleep(3)  # the queue of the run before drained
+    finally:
+        stack_mod.stop_services(services)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rate", type=float, help="creates per second offered (not with --compare)")
@@ -437,9 +509,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare", type=int, metavar="ROUNDS", help="admission control off against on, ROUNDS rounds"
     )
-    parser.add_argument("--factor", type=float, default=2.0, help="with --compare: × the sustained rate")
+    parser.add_argument(
+        "--factor", type=float, default=2.0, help="with --compare or --trees: × the sustained rate"
+    )
+    parser.add_argument(
+        "--trees", type=Path, nargs="+", metavar="TREE", help="source trees measured back to back"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --trees")
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
+    if args.trees:
+        rows = versions(args.trees, args.rounds, args.seconds, args.factor)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
     if args.compare:
         rows = compare(args.compare, args.seconds, args.factor)
         if args.json:

@@ -13,7 +13,7 @@ from sanic.response import BaseHTTPResponse
 from http_gateway.billing.portal import loggable_path
 from http_gateway.config import Settings
 from http_gateway.core_client.grpc_clients import CoreClients, open_core_clients
-from http_gateway.core_client.load_shedding import CoreCallGate, turn_away_when_full
+from http_gateway.core_client.load_shedding import CoreCallGate, no_longer_on_its_way, turn_away_when_full
 from http_gateway.developer_tools.cli_stream import end_open_streams
 from http_gateway.edge.errors import register_error_handlers
 from http_gateway.edge.security_headers import apply_default_headers
@@ -47,6 +47,7 @@ def create_app(
     register_error_handlers(app)
     _register_middleware(app)
     app.register_middleware(turn_away_when_full, "request")  # after the request id is set
+    app.register_middleware(no_longer_on_its_way, "response")
     mount_routes(app)
     app.blueprint(checkout_pages.blueprint())  # hosted checkout HTML: no-JS form post, CSS/JS assets
 

@@ -14,11 +14,18 @@ seconds would let through that many such requests a second. So once a waiter's b
 closes for `closed_for` seconds: a request that finds every slot taken is shed at once. While every slot
 is taken and the line is full or closed, `turn_away_when_full` answers a new request's 503 as it arrives,
 before any work on it: under a sustained overload most shed requests cost the gateway little more than
-parsing them, which leaves the CPU to the admitted ones. Requests let in but not yet at their first core
-call (checking their key, counting their rate) count against the slots meanwhile, for at most
-`ARRIVAL_HORIZON` seconds each (one that never calls the core leaves no count behind): without them, a
-slot that looked free at arrival would be taken by the time the request got there, and the request shed
-after all its work.
+parsing them, which leaves the CPU to the admitted ones.
+
+Requests let in but not yet at their first core call (checking their key, counting their rate) are on
+their way to a slot or to a place in line, and count against both until they reach their first call or
+are answered (`arrived`, `slot`, `left`): a request is let in only if a slot or a place in line is left
+for it once every request already on its way has had its own. Without them, a slot or a place that
+looked free at arrival would be taken by the time the request got there, and the request shed after all
+its work. They used to count for a fixed 0.1 s instead; on a busy machine the way from arrival to the
+first call (a Redis round trip behind a lagging event loop) took longer, the count ran out early, and
+under twice the sustainable rate hundreds of requests a second were let in only to be shed at the line
+(BENCHMARKS.md, "Speed, round 5"). `EN_ROUTE_HORIZON` only bounds what a request that vanished without
+an answer (its client cancelled it) can leave behind.
 
 The bound is per request, not per call: once a request's first call is admitted, the request's later
 calls (a key looked up, then the operation) take a slot without waiting, so a request is never shed half
@@ -36,7 +43,7 @@ from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 
 from sanic import Request
-from sanic.response import HTTPResponse
+from sanic.response import BaseHTTPResponse, HTTPResponse
 
 from http_gateway.edge.errors import ApiError, error_response, overloaded_error
 from http_gateway.observability.metrics import SHED_REQUESTS
@@ -60,8 +67,9 @@ def overloaded(where: str) -> ApiError:
 
 LINE_CLOSED_SECONDS = 1.0
 """How long the line stays closed after a waiter's budget ran out: the Retry-After of its answer."""
-ARRIVAL_HORIZON = 0.1
-"""How long a request let in counts against the slots before its first core call."""
+EN_ROUTE_HORIZON = 1.0
+"""The longest a request let in counts as on its way when it neither reaches a core call nor is answered
+(a request cancelled with its connection): ten times the way's usual length under overload."""
 
 
 class CoreCallGate:
@@ -84,22 +92,36 @@ class CoreCallGate:
         self._closed_for = closed_for
         self._clock = clock
         self._line_closed_until = float("-inf")
-        self._arrivals: deque[float] = deque()  # when each request let in and not yet at a call came
+        # Request id -> when it was let in, for each request let in and not yet at its first call or
+        # answered; insertion order is arrival order (the horizon drops from the front).
+        self._en_route: dict[str, float] = {}
 
     def full(self) -> bool:
-        """Every slot taken (or about to be, by requests on their way) and no place in line: a new
+        """Every slot and every place in line taken, counting the requests on their way to them: a new
         request would be shed anyway."""
         if self.limit <= 0:
             return False
-        horizon = self._clock() - ARRIVAL_HORIZON
-        while self._arrivals and self._arrivals[0] < horizon:
-            self._arrivals.popleft()
-        return self.in_flight + len(self._arrivals) >= self.limit and not self._line_open()
+        now = self._clock()
+        horizon = now - EN_ROUTE_HORIZON
+        while self._en_route:
+            request_id, came = next(iter(self._en_route.items()))
+            if came >= horizon:
+                break
+            del self._en_route[request_id]
+        places = self.limit
+        if self.wait > 0 and now >= self._line_closed_until:
+            places += self.queue
+        return self.in_flight + len(self._waiters) + len(self._en_route) >= places
 
-    def arrived(self) -> None:
-        """A request was let in: it counts against the slots until its first call (or the horizon)."""
+    def arrived(self, request_id: str) -> None:
+        """Request `request_id` was let in: it holds a slot or a place in line for itself until its first
+        call, or until it is answered without one (`left`)."""
         if self.limit > 0:
-            self._arrivals.append(self._clock())
+            self._en_route[request_id] = self._clock()
+
+    def left(self, request_id: str) -> None:
+        """Request `request_id` was answered: if it never reached a core call, its count goes."""
+        self._en_route.pop(request_id, None)
 
     def _line_open(self) -> bool:
         return len(self._waiters) < self.queue and self.wait > 0 and self._clock() >= self._line_closed_until
@@ -108,8 +130,7 @@ class CoreCallGate:
     async def slot(self, request_id: str) -> AsyncIterator[None]:
         """Hold one slot for a call of request `request_id`; raises the 503 ApiError when it is shed."""
         if self.limit > 0:
-            if self._arrivals and _admitted.get() != request_id:
-                self._arrivals.popleft()  # on its way no longer (which one does not matter: a count)
+            self._en_route.pop(request_id, None)  # on its way no longer: it takes a slot or its place
             if _admitted.get() == request_id or (self.in_flight < self.limit and not self._waiters):
                 self.in_flight += 1
             else:
@@ -161,5 +182,14 @@ async def turn_away_when_full(request: Request) -> HTTPResponse | None:
         return None
     if gate.full():
         return error_response(request, overloaded("gateway_arrival"))
-    gate.arrived()
+    gate.arrived(request.ctx.request_id)
     return None
+
+
+async def no_longer_on_its_way(request: Request, response: BaseHTTPResponse) -> None:
+    """Response middleware: a request let in and answered without a core call (a 400, a 401, a cached
+    answer) frees what it held for itself at arrival."""
+    gate: CoreCallGate | None = getattr(request.app.ctx, "core_gate", None)
+    request_id = getattr(request.ctx, "request_id", None)
+    if gate is not None and request_id is not None:
+        gate.left(request_id)

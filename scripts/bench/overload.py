@@ -2,6 +2,7 @@
 
     python scripts/bench/overload.py --rate 1600 --seconds 15   # against a stack of its own
     python scripts/bench/overload.py --compare 3 --seconds 10    # admission control off against on
+    python scripts/bench/overload.py --trees /tmp/base . --rounds 3   # two source trees, back to back
 
 wrk keeps a fixed number of requests outstanding (a closed loop): when the server slows down, wrk slows
 down with it, and an overload never builds up. Clients do not wait like that, so this generator is open
@@ -15,6 +16,12 @@ Reported: goodput (2xx answers per second, from the first request's due time to 
 requests shed (503) and whether each carried Retry-After, the latency of admitted (2xx) and shed
 answers, anything else (other statuses, time-outs, broken connections), and how often the pacer itself
 started a request late. targets.py judges goodput against the sustained rate and the admitted p99.
+
+Also the connections it opened and, from the kernel's counters of the whole machine over the run, the
+TCP connections dropped because a listener's accept queue was full and the SYNs sent again: when the
+server's loop falls behind while the generator opens hundreds of connections, the handshakes that find
+the queue full are retried by the client's kernel after 1 s (then 3 s, 7 s), and such a request's answer
+— a refusal too — shows up a second or more late (BENCHMARKS.md, "Speed, round 5").
 """
 
 from __future__ import annotations
@@ -115,6 +122,7 @@ class _Pool:
         self.idle: list[_Connection] = []
         self.opened = 0
         self.peak = 0
+        self.connects = 0
         self._freed = asyncio.Condition()
 
     async def take(self) -> _Connection:
@@ -125,6 +133,7 @@ class _Pool:
                     return conn
             if self.opened < self.limit:
                 self.opened += 1
+                self.connects += 1
                 self.peak = max(self.peak, self.opened)
                 try:
                     loop = asyncio.get_running_loop()
@@ -212,7 +221,9 @@ async def _offer(
     for conn in pool.idle:
         if conn.transport is not None:
             conn.transport.close()
-    return _summary(tally, rate, seconds, total, late, offered_for, began, pool.peak)
+    result = _summary(tally, rate, seconds, total, late, offered_for, began, pool.peak)
+    result["connections_opened"] = pool.connects
+    return result
 
 
 def _summary(
@@ -247,6 +258,29 @@ def _summary(
     }
 
 
+NETSTAT = Path("/proc/net/netstat")
+KERNEL_COUNTERS = {"ListenOverflows": "listen_overflows", "TCPSynRetrans": "syn_retransmits"}
+
+
+def kernel_counters(text: str) -> dict[str, int]:
+    """The TcpExt counters of KERNEL_COUNTERS from /proc/net/netstat's text (pairs of a header line and a
+    value line per protocol), by their names here."""
+    lines = text.splitlines()
+    found: dict[str, int] = {}
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:") and values.startswith("TcpExt:"):
+            row = dict(zip(names.split()[1:], values.split()[1:], strict=False))
+            found = {ours: int(row[theirs]) for theirs, ours in KERNEL_COUNTERS.items() if theirs in row}
+    return found
+
+
+def _read_kernel_counters() -> dict[str, int]:
+    try:
+        return kernel_counters(NETSTAT.read_text())
+    except OSError:  # not Linux: the counters are left out
+        return {}
+
+
 def offer(
     url: str,
     secret_key: str,
@@ -260,6 +294,7 @@ def offer(
     run = run_id or f"ovl{int(time.time() * 1000)}"
     coro = _offer(url, secret_key, rate, seconds, max_connections, run)
     cpu_before = time.process_time()
+    kernel_before = _read_kernel_counters()
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency of the gateway
@@ -267,6 +302,9 @@ def offer(
     else:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             result = runner.run(coro)
+    kernel_after = _read_kernel_counters()
+    for name in kernel_after.keys() & kernel_before.keys():
+        result[f"machine_{name}"] = kernel_after[name] - kernel_before[name]
     # What the generator itself took of the machine it shares with the system under test.
     result["generator_cpu_ms_per_request"] = round(
         (time.process_time() - cpu_before) * 1000 / max(result["offered"], 1), 3
@@ -292,7 +330,9 @@ def measure(
         f"  goodput {goodput:,.0f}/s ({goodput / sustained_rps:.2f} × sustained), shed "
         f"{result['shed_share'] or 0:.0%} (p99 {result['shed_ms']['p99']} ms), admitted p50 "
         f"{admitted['p50']} ms p99 {admitted['p99']} ms, other {result['other']}, "
-        f"late starts {result['late_starts']}",
+        f"late starts {result['late_starts']}, {result['connections_opened']} connections opened, "
+        f"machine: {result.get('machine_listen_overflows', '–')} accept-queue overflows, "
+        f"{result.get('machine_syn_retransmits', '–')} SYNs sent again",
         flush=True,
     )
     return result
@@ -307,7 +347,8 @@ def table(result: dict[str, Any]) -> list[str]:
         f"Overload: {result['rate']:,.0f} creates/s offered open loop for {result['seconds']:g} s "
         f"({result.get('factor', 2):g} × the sustained {result.get('sustained_rps', 0):,.0f}/s; "
         f"{result['late_starts']} started late by the generator), up to {result['peak_connections']} "
-        "connections.",
+        f"connections ({result.get('connections_opened', '–')} opened; on the machine meanwhile "
+        f"{result.get('machine_listen_overflows', '–')} accept-queue overflows).",
         "",
         "| goodput 2xx/s | ÷ sustained | shed (503) | 503 without Retry-After | admitted p50 ms "
         "| admitted p99 ms | 503 p99 ms | other |",
@@ -388,6 +429,77 @@ def compare(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
     return out
 
 
+def versions(trees: list[Path], rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
+    """Source trees (a worktree, or `git archive <commit> | tar -x -C dir`) back to back: a 1+1 stack of
+    each side by side, and in each round every stack's sustained create rate (wrk, 64 connections, 10 s)
+    and then `factor` × the round's mean of them offered to each in turn, the order reversed every round
+    so the machine's drift falls on all alike. The same rate for all makes the goodputs of a round
+    comparable; each is given against its own sustained rate and the round's mean."""
+    import stack as stack_mod
+    from process_stats import CpuMeter
+    from wrk import run_wrk
+
+    from tests.support import processes
+
+    services, admin_dsn = stack_mod.start_services()
+    out: list[dict[str, Any]] = []
+    try:
+        with contextlib.ExitStack() as cleanup:
+            stacks = []
+            for n, tree in enumerate(trees):
+                processes.ROOT = tree.resolve()  # _spawn runs `python -m …` with this cwd and PYTHONPATH
+                stack = stack_mod.start_stack(services, admin_dsn, 1, 1)
+                cleanup.callback(stack_mod.stop_stack, stack, keep_database=False)
+                stacks.append(
+                    (f"{n + 1}:{tree}", stack, stack_mod.sign_up(stack.gateway_urls[0], "overload"))
+                )
+            for n in range(rounds):
+                order = stacks if n % 2 == 0 else stacks[::-1]
+                sustained: dict[str, float] = {}
+                for label, stack, merchant in order:
+                    env = {
+                        "BENCH_SECRET_KEY": merchant.secret_key,
+                        "BENCH_IDEMPOTENCY": "1",
+                        "BENCH_RUN_ID": f"v{n}",
+                    }
+                    wrk = run_wrk(
+                        "create",
+                        stack.gateway_urls[0],
+                        "create_charge.lua",
+                        connections=64,
+                        seconds=10,
+                        env=env,
+                    )
+                    sustained[label] = wrk.rps
+                    print(
+                        f"round {n + 1} {label}: sustained {wrk.rps:,.0f}/s (load {os.getloadavg()[0]:.1f})"
+                    )
+                mean = sum(sustained.values()) / len(sustained)
+                for label, stack, merchant in order:
+                    url = stack.gateway_urls[0]
+                    shed_before = _shed_counts(url)
+                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                    meter.start()
+                    load = os.getloadavg()[0]
+                    result = measure(url, merchant.secret_key, mean, seconds, factor)
+                    result["cpu"] = meter.stop(result["offered"])
+                    shed_after = _shed_counts(url)
+                    result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+                    result.update(
+                        round=n + 1, version=label, own_sustained_rps=round(sustained[label], 1), load=load
+                    )
+                    own = result["goodput_rps"] / sustained[label]
+                    print(
+                        f"  {label}: ÷ own sustained {own:.2f}, cpu per offered request {result['cpu']}, "
+                        f"shed by where {result['shed_by_where']}, load {load:.1f}"
+                    )
+                    out.append(result)
+                    time.sleep(3)  # the queue of the run before drained
+    finally:
+        stack_mod.stop_services(services)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rate", type=float, help="creates per second offered (not with --compare)")
@@ -397,9 +509,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--compare", type=int, metavar="ROUNDS", help="admission control off against on, ROUNDS rounds"
     )
-    parser.add_argument("--factor", type=float, default=2.0, help="with --compare: × the sustained rate")
+    parser.add_argument(
+        "--factor", type=float, default=2.0, help="with --compare or --trees: × the sustained rate"
+    )
+    parser.add_argument(
+        "--trees", type=Path, nargs="+", metavar="TREE", help="source trees measured back to back"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --trees")
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
+    if args.trees:
+        rows = versions(args.trees, args.rounds, args.seconds, args.factor)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
     if args.compare:
         rows = compare(args.compare, args.seconds, args.factor)
         if args.json:

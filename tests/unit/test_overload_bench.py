@@ -94,3 +94,17 @@ def test_every_answer_is_counted_by_kind_at_the_offered_rate(scripted_server: tu
     assert result["admitted_ms"]["p50"] >= 50  # counted from each request's due time
     assert result["offered_per_second"] == pytest.approx(200, rel=0.2)
     assert result["peak_connections"] > 1  # slow answers did not hold the pace back
+    # Every connection open at the peak was opened, and each of the 20 500s ended a connection of its own.
+    assert max(20, result["peak_connections"]) <= result["connections_opened"] <= result["offered"]
+
+
+NETSTAT_TEXT = """TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPSynRetrans
+TcpExt: 0 6712 6712 3464
+IpExt: InNoRoutes InTruncatedPkts
+IpExt: 0 0
+"""
+
+
+def test_the_kernel_counters_are_read_from_the_tcpext_lines_only() -> None:
+    assert overload.kernel_counters(NETSTAT_TEXT) == {"listen_overflows": 6712, "syn_retransmits": 3464}
+    assert overload.kernel_counters("IpExt: InNoRoutes\nIpExt: 0\n") == {}

@@ -8,7 +8,7 @@ import time
 import pytest
 from connect import errors
 
-from http_gateway.core_client.load_shedding import CoreCallGate
+from http_gateway.core_client.load_shedding import EN_ROUTE_HORIZON, CoreCallGate
 from http_gateway.edge.errors import ApiError
 
 
@@ -161,17 +161,61 @@ async def test_no_bound_admits_everything() -> None:
     await asyncio.gather(*tasks)
 
 
-async def test_requests_on_their_way_count_against_the_slots_until_their_first_call_or_the_horizon() -> None:
+async def test_requests_on_their_way_count_against_the_slots_until_their_first_call() -> None:
     now = [10.0]
     gate = CoreCallGate(limit=2, queue=0, wait=0.05, clock=lambda: now[0])  # no line: shed when taken
-    gate.arrived()
+    gate.arrived("first")
     assert not gate.full()
-    gate.arrived()
+    gate.arrived("second")
     assert gate.full()  # two on their way to two slots: a third is turned away as it arrives
     async with gate.slot("first"):  # one of them made its call: still two slots spoken for
         assert gate.full()
     assert not gate.full()  # the call ended; the other is still on its way
-    gate.arrived()
+    gate.arrived("third")
     assert gate.full()
-    now[0] += 0.2  # past the horizon: requests that never called the core count no more
+    now[0] += 0.5  # a slow way (a lagging loop, a slow Redis round trip) still holds its slot
+    assert gate.full()
+    gate.left("third")  # answered without a core call (a 400, a 401): what it held is free again
     assert not gate.full()
+    gate.arrived("fourth")
+    now[0] += EN_ROUTE_HORIZON + 0.1  # one that vanished without an answer counts no longer
+    assert not gate.full()
+
+
+async def test_requests_on_their_way_hold_places_in_the_open_line_too() -> None:
+    gate = CoreCallGate(limit=1, queue=2, wait=5.0)
+    release, log = asyncio.Event(), list[str]()
+    holder = asyncio.create_task(_hold(gate, "holder", release, log))
+    await asyncio.sleep(0)
+    # The slot is taken and the line is open with two places: two requests are let in on their way to
+    # them, and a third is turned away as it arrives, before the first two have reached the line.
+    gate.arrived("a")
+    assert not gate.full()
+    gate.arrived("b")
+    assert gate.full()
+    waiting = [asyncio.create_task(_hold(gate, name, release, log)) for name in ("a", "b")]
+    await asyncio.sleep(0.01)
+    assert len(gate._waiters) == 2 and gate.full()  # in line now, no longer on their way
+    release.set()
+    await asyncio.gather(holder, *waiting)
+    assert log == ["holder", "a", "b"] and gate.in_flight == 0 and not gate.full()
+
+
+async def test_a_burst_let_in_while_the_line_was_open_is_not_shed_at_the_line_after_its_work() -> None:
+    """Under the old rule every request arriving while the line had room was let in, however many were
+    already on their way to it: a burst of 20 against one slot and one place did its key check and
+    rate-limit round trip, and 19 of it were then shed at the line."""
+    gate = CoreCallGate(limit=1, queue=1, wait=0.02)
+    release, log = asyncio.Event(), list[str]()
+    holder = asyncio.create_task(_hold(gate, "holder", release, log))
+    await asyncio.sleep(0)
+    let_in = []
+    for n in range(20):
+        if not gate.full():
+            gate.arrived(f"burst-{n}")
+            let_in.append(f"burst-{n}")
+    assert let_in == ["burst-0"]  # one place in line, so one let in; 19 turned away on arrival
+    release.set()
+    await holder
+    async with gate.slot("burst-0"):  # the slot freed meanwhile: no wait, no 503
+        assert gate.in_flight == 1

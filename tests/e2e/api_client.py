@@ -63,6 +63,15 @@ def create_charge(client: httpx.Client, merchant: Merchant, **overrides: Any) ->
     return response.json()
 
 
+def create_endpoint(
+    client: httpx.Client, merchant: Merchant, url: str, events: tuple[str, ...] = ("charge.created",)
+) -> dict[str, Any]:
+    """A webhook endpoint of `merchant` for `events` at `url` (201 asserted); its JSON, secret included."""
+    answer = client.post(f"{API}/webhooks", json={"url": url, "events": list(events)}, headers=merchant.auth)
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
 def pay(client: httpx.Client, charge_id: str, card: dict[str, Any] | None = None) -> httpx.Response:
     return client.post(
         f"/checkout/{charge_id}/complete",

@@ -15,7 +15,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.e2e.api_client import API, Merchant, create_charge, sign_up
+from tests.e2e.api_client import Merchant, create_charge, create_endpoint, sign_up
 from tests.support.private_services import wait_until
 from tests.support.processes import (
     RunningProcess,
@@ -94,12 +94,7 @@ def stack(own_env: dict[str, str]) -> Iterator[Stack]:
             gateway = start_gateway(own_env, [core.address])
             with httpx.Client(base_url=gateway.base_url, timeout=15.0) as client:
                 merchant = sign_up(client)
-                hook = client.post(
-                    f"{API}/webhooks",
-                    json={"url": receiver.url("/hook"), "events": ["charge.created"]},
-                    headers=merchant.auth,
-                )
-                assert hook.status_code == 201, hook.text
+                create_endpoint(client, merchant, receiver.url("/hook"))
             yield Stack(own_env, core, gateway, f"http://{metrics}/metrics", merchant, receiver)
         finally:
             if gateway is not None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.e2e.api_client import API, create_charge, sign_up
+from tests.e2e.api_client import create_charge, create_endpoint, sign_up
 from tests.support.processes import RunningProcess, start_core, start_gateway
 from tests.support.services import create_test_database, drop_test_database
 from tests.webhook_receivers import WebhookReceiver, start_receiver
@@ -56,12 +56,7 @@ def test_sigkill_mid_backlog_then_a_new_core_delivers_every_pending_event(
         gateway = start_gateway(own_env, [first.address])
         with httpx.Client(base_url=gateway.base_url, timeout=15.0) as client:
             merchant = sign_up(client)
-            hook = client.post(
-                f"{API}/webhooks",
-                json={"url": receiver.url("/hook"), "events": ["charge.created"]},
-                headers=merchant.auth,
-            )
-            assert hook.status_code == 201, hook.text
+            create_endpoint(client, merchant, receiver.url("/hook"))
             charge_ids = {create_charge(client, merchant)["id"] for _ in range(EVENTS)}
         # Four attempts are in flight (leased, unanswered), eight were never attempted.
         receiver.wait_for_sync(4, "/hook")

@@ -48,11 +48,18 @@ def session_options(statement_timeout: float, idle_in_transaction_timeout: float
     idle + interval × count seconds instead of the system's two hours, and `client_connection_check_interval`
     lets PostgreSQL cancel the statement of a client that died (a SIGKILLed core) instead of running it
     to its end with the claim's row locked.
+
+    `jit=off`: a server built with LLVM compiles a statement whose estimated cost passes
+    `jit_above_cost`, which the sweeps' due queries do (their per-row subplans are costed high): the
+    billing run's claim spent as long compiling as running, ≈ 120 ms of CPU per batch of 100 over
+    10,000 due subscriptions (BENCHMARKS.md, "Speed, round 5"). No statement of the core runs long
+    enough to win it back.
     """
     options = (
         f"-c statement_timeout={round(statement_timeout * 1000)}"
         f" -c idle_in_transaction_session_timeout={round(idle_in_transaction_timeout * 1000)}"
         f" -c client_connection_check_interval={CLIENT_CHECK_MS}"
+        " -c jit=off"
     )
     return {"options": options, "keepalives": 1}
 

@@ -39,8 +39,9 @@ from typing import Any
 import billing_pgbench
 import httpx
 import psycopg
+import redis
 import stack as stack_mod
-from process_stats import CpuMeter
+from process_stats import CpuMeter, parent_pid, server_tree_cpu_seconds
 
 API = stack_mod.API
 CARD = {
@@ -263,15 +264,24 @@ SELECT (SELECT count(*) FROM subscriptions WHERE status = 'ACTIVE' AND current_p
          WHERE billing_reason = 'subscription_cycle' AND status = 'PAID') AS paid,
        (SELECT count(*) FROM invoices WHERE billing_reason = 'subscription_cycle' AND status = 'OPEN'
            AND attempt_count = 0) AS waiting"""
+# The poll while the run goes: whether anything is still due or waiting, each an index probe (the
+# partial indexes of the billing run's own due query). Counting every invoice five times a second, as
+# _PROGRESS does, cost PostgreSQL about a tenth of the run's time (BENCHMARKS.md, "Speed, round 5").
+_STILL_RUNNING = """
+SELECT EXISTS (SELECT 1 FROM subscriptions WHERE status = 'ACTIVE' AND current_period_end <= now())
+    OR EXISTS (SELECT 1 FROM invoices WHERE status = 'OPEN' AND billing_reason = 'subscription_cycle'
+                  AND attempt_count = 0)
+    OR NOT EXISTS (SELECT 1 FROM invoices WHERE status = 'PAID' AND billing_reason = 'subscription_cycle')"""
 
 
 def wait_billed(dsn: str, total: int, started: float) -> tuple[float, dict[str, int]]:
     """Seconds from `started` until nothing is due and no cycle invoice waits for its charge."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         while True:
-            due, paid, waiting = conn.execute(_PROGRESS).fetchone()  # type: ignore[misc]
+            running = conn.execute(_STILL_RUNNING).fetchone()[0]  # type: ignore[index]
             elapsed = time.monotonic() - started
-            if due == 0 and waiting == 0 and paid > 0:
+            if not running:
+                due, paid, waiting = conn.execute(_PROGRESS).fetchone()  # type: ignore[misc]
                 return elapsed, {"due": due, "paid": paid, "waiting": waiting}
             if elapsed > RUN_TIMEOUT_SECONDS:
                 raise RuntimeError(
@@ -334,6 +344,45 @@ def verify(dsn: str, total: int) -> dict[str, Any]:
     }
 
 
+# -- the servers' own CPU -----------------------------------------------------------------------------------
+
+
+class ServerCpu:
+    """PostgreSQL's and Redis's CPU seconds over the run, beside the core's: what a billed subscription
+    costs the machine is mostly theirs. PostgreSQL is measured from /proc (its postmaster's tree), so
+    only a server on this machine is measured (None otherwise); Redis reports its own (INFO cpu)."""
+
+    def __init__(self, dsn: str, redis_url: str) -> None:
+        self._redis_url = redis_url
+        self._postmaster: int | None = None
+        with psycopg.connect(dsn) as conn:
+            backend = int(conn.execute("SELECT pg_backend_pid()").fetchone()[0])  # type: ignore[index]
+            host = str(conn.info.host)
+            if host.startswith("/") or host in ("127.0.0.1", "localhost", "::1"):
+                self._postmaster = parent_pid(backend)
+
+    def _redis_seconds(self) -> float:
+        client = redis.Redis.from_url(self._redis_url)
+        try:
+            info = client.info("cpu")
+        finally:
+            client.close()
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    def start(self) -> None:
+        self._pg = server_tree_cpu_seconds(self._postmaster) if self._postmaster else 0.0
+        self._redis = self._redis_seconds()
+
+    def stop(self, subscriptions: int) -> dict[str, float | None]:
+        pg = server_tree_cpu_seconds(self._postmaster) - self._pg if self._postmaster else None
+        redis_s = self._redis_seconds() - self._redis
+        n = max(subscriptions, 1)
+        return {
+            "postgres_cpu_ms_per_subscription": round(1000 * pg / n, 3) if pg is not None else None,
+            "redis_cpu_ms_per_subscription": round(1000 * redis_s / n, 3),
+        }
+
+
 # -- the scenario -----------------------------------------------------------------------------------------
 
 
@@ -365,20 +414,26 @@ def run(
     pids = {name: p.pid for name, p in stack.named().items() if name.startswith("core")}
     time.sleep(2.0)  # actors of the setup passivated, the sweep idle
     meter = CpuMeter(pids)
+    servers = ServerCpu(stack.database_dsn, stack.redis_url)
+    servers.start()
     meter.start()
     profilers = profile("billing", pids, 20) if profile is not None else []
     run_started = make_due(stack.database_dsn)
     seconds, progress = wait_billed(stack.database_dsn, total, run_started)
     cpu = meter.stop(total)
+    server_cpu = servers.stop(total)
     for profiler in profilers:
         profiler.wait(timeout=60)
     rate = total / seconds
     core_cpu_s = (
         sum(v for k, v in cpu.items() if k.endswith("_cpu_ms_per_req") and k.startswith("core")) / 1000
     )
+    pg_ms = server_cpu["postgres_cpu_ms_per_subscription"]
     print(
         f"  billed {total:,} in {seconds:.1f} s: {rate:,.0f} subscriptions/s, "
-        f"core CPU {core_cpu_s * 1000:.2f} ms per subscription, machine busy {cpu['machine_busy']:.0%}",
+        f"core CPU {core_cpu_s * 1000:.2f} ms per subscription, PostgreSQL {_ms(pg_ms)} ms, "
+        f"Redis {_ms(server_cpu['redis_cpu_ms_per_subscription'])} ms, "
+        f"machine busy {cpu['machine_busy']:.0%}",
         flush=True,
     )
     check = verify(stack.database_dsn, total)
@@ -398,6 +453,7 @@ def run(
         "progress_at_end": progress,
         "cpu": cpu,
         "core_cpu_ms_per_subscription": round(core_cpu_s * 1000, 3),
+        **server_cpu,
         "pgbench": pg.as_json(),
         "vs_pgbench": round(rate / per_sub, 3) if per_sub else None,
         "create_rps": create_rps,
@@ -411,15 +467,21 @@ def run(
     return out
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def table(billing: dict[str, Any]) -> list[str]:
     cpu = billing["cpu"]
     return [
-        "| subscriptions | seconds | billed/s | core CPU ms/sub | machine busy | pgbench TPS (turn) "
-        "| ÷ pgbench | create req/s | ÷ create | target ≥ 1/3 | check |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+        "| subscriptions | seconds | billed/s | core CPU ms/sub | PostgreSQL CPU ms/sub | machine busy "
+        "| pgbench TPS (turn) | ÷ pgbench | create req/s | ÷ create | target ≥ 1/3 | check |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
         f"| {billing['subscriptions']:,} | {billing['seconds']:.1f} "
         f"| {billing['subscriptions_per_second']:,.0f} "
-        f"| {billing['core_cpu_ms_per_subscription']:.2f} | {cpu['machine_busy']:.0%} "
+        f"| {billing['core_cpu_ms_per_subscription']:.2f} "
+        f"| {_ms(billing.get('postgres_cpu_ms_per_subscription'))} "
+        f"| {cpu['machine_busy']:.0%} "
         f"| {billing['pgbench']['rps']:,.0f} | {billing['vs_pgbench']:.0%} "
         f"| {billing['create_rps'] or 0:,.0f} | {(billing['vs_create'] or 0):.0%} "
         f"| {'✅' if billing['meets_target'] else '❌'} "

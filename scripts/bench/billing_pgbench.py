@@ -49,9 +49,11 @@ def _template(dsn: str) -> tuple[Any, int, Any]:
         async with await psycopg.AsyncConnection.connect(dsn, row_factory=dict_row) as conn:
             row = await (
                 await conn.execute(
-                    "SELECT s.* FROM subscriptions s WHERE s.tax_rate_id IS NOT NULL ORDER BY"
-                    " (SELECT count(*) FROM pending_prorations p WHERE p.subscription_id = s.id) DESC, s.seq"
-                    " LIMIT 1"
+                    # Counted once per subscription by one scan: a count per row scanned the whole
+                    # table 6,667 times (half a minute of setup at 10,000 subscriptions).
+                    "SELECT s.* FROM subscriptions s LEFT JOIN (SELECT subscription_id, count(*) AS n"
+                    " FROM pending_prorations GROUP BY subscription_id) p ON p.subscription_id = s.id"
+                    " WHERE s.tax_rate_id IS NOT NULL ORDER BY coalesce(p.n, 0) DESC, s.seq LIMIT 1"
                 )
             ).fetchone()
             assert row is not None

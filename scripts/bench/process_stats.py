@@ -59,3 +59,32 @@ class CpuMeter:
         # Everything the machine spent per request: load generator, database, Redis and other tenants too.
         out["machine_cpu_ms_per_req"] = round(1000 * (busy - self._machine[0]) / max(requests, 1), 3)
         return out
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def server_tree_cpu_seconds(root: int) -> float:
+    """CPU time of a forking server so far: the root process, the children it has reaped (cutime,
+    cstime) and the children still running (PostgreSQL's postmaster and its backends). A backend that
+    ends between two readings moves from the live sum to the root's reaped sum, so differences hold."""
+    fields = _stat_fields(root)
+    if fields is None:
+        return 0.0
+    total = sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            child = _stat_fields(int(entry.name))
+            if child is not None and int(child[1]) == root:  # field 4 of stat: the parent's pid
+                total += int(child[11]) + int(child[12])
+    return total / TICKS
+
+
+def parent_pid(pid: int) -> int | None:
+    """The parent of a local process (a PostgreSQL backend's is the postmaster), None if not readable."""
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields is not None else None

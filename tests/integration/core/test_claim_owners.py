@@ -58,7 +58,7 @@ async def refund_count(pool: DbPool, charge_id: str) -> int:
     return int(row["n"])
 
 
-async def test_pooled_connections_carry_the_time_outs_and_keepalives(database_url: str) -> None:
+async def test_pooled_connections_carry_the_time_outs_keepalives_and_no_jit(database_url: str) -> None:
     pool = await open_pool(
         database_url, min_size=1, max_size=1, statement_timeout=7, idle_in_transaction_timeout=9
     )
@@ -69,6 +69,7 @@ async def test_pooled_connections_carry_the_time_outs_and_keepalives(database_ur
                 "statement_timeout",
                 "idle_in_transaction_session_timeout",
                 "client_connection_check_interval",
+                "jit",
             ):
                 row = await (await conn.execute("SHOW " + name)).fetchone()  # a fixed name, no input
                 assert row is not None
@@ -80,6 +81,7 @@ async def test_pooled_connections_carry_the_time_outs_and_keepalives(database_ur
         "statement_timeout": "7s",
         "idle_in_transaction_session_timeout": "9s",
         "client_connection_check_interval": "1s",
+        "jit": "off",
     }
     assert (parameters["keepalives"], parameters["keepalives_idle"]) == ("1", "5")
     assert (parameters["keepalives_interval"], parameters["keepalives_count"]) == ("2", "3")

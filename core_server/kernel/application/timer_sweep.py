@@ -86,95 +86,29 @@ class TimerSweep:
         nothing ends the pass too (everything in it was deferred; the next pass retries). Each claimed
         batch is handed back once run, failures included: the next pass retries them rather than
         waiting out the claim.
-
-        The periodic pass claims the next batch as soon as every entity of the current one has taken
-        its slot, while the last PARALLEL of them still run: the slots go from one batch to the next
-        without waiting for the slowest of a batch, its release and the next claim (the billing run's
-        claim took 0.3-0.5 s a batch on a loaded machine, BENCHMARKS.md "Speed, round 5"). At most two
-        batches are claimed at once; the one ahead is claimed after the one before it has ended, so a
-        batch that changed nothing ends the pass one batch later. A run after a clock advance claims
-        nothing, so its due query would find the current batch again: it runs its batches one after
-        the other.
         """
-        slots = asyncio.Semaphore(self._parallel)
         changed = 0
-        if owner is not None:
-            while True:
-                claim = JobClaim.fresh(self.name, self._clock.now(), self._lease)
-                due = await self._work.find_due(claim, self._batch, owner)
-                made = await self._run_batch(due, slots, asyncio.Event())
-                changed += made
-                if len(due) < self._batch or made == 0:
-                    break
-        else:
-            changed = await self._drain(slots)
+        while True:
+            claim = JobClaim.fresh(self.name, self._clock.now(), self._lease)
+            due = await self._work.find_due(claim, self._batch, owner)
+            try:
+                made = await self._run_batch(due)
+            finally:
+                if owner is None:
+                    await self._claims.release(claim, due)
+            changed += made
+            if len(due) < self._batch or made == 0:
+                break
         if changed:
             logger.info("%s changed %d entities", self.name, changed)
         return changed
 
-    async def _drain(self, slots: asyncio.Semaphore) -> int:
-        """The periodic pass: claimed batches, each started as the one before has every entity in a slot."""
-        changed = 0
-        running: list[asyncio.Task[int]] = []  # the batch ahead last: at most two
-        try:
-            ahead: tuple[JobClaim, Sequence[str]] | None = await self._claim()
-            while ahead is not None:
-                claim, due = ahead
-                ahead = None
-                seated = asyncio.Event()
-                running.append(asyncio.create_task(self._claimed_batch(claim, due, slots, seated)))
-                # await: this batch's entities take their slots as the running ones finish.
-                await seated.wait()
-                if len(running) == 2:
-                    # await: the batch before ends (its last entities run beside this batch's first).
-                    made = await running.pop(0)
-                    changed += made
-                    if made == 0:
-                        break
-                if len(due) == self._batch:
-                    ahead = await self._claim()
-            # await: the last batch runs to its end.
-            changed += sum(await asyncio.gather(*running))
-            running.clear()
-        except asyncio.CancelledError:
-            # Shutdown: the batches' turns are cut as they were when the pass ran them itself.
-            for task in running:
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
-            raise
-        except Exception:
-            # A claim failed (an outage): the batch in flight still ends, and is handed back.
-            await asyncio.gather(*running, return_exceptions=True)
-            raise
-        return changed
-
-    async def _claim(self) -> tuple[JobClaim, Sequence[str]]:
-        claim = JobClaim.fresh(self.name, self._clock.now(), self._lease)
-        return claim, await self._work.find_due(claim, self._batch, None)
-
-    async def _claimed_batch(
-        self, claim: JobClaim, due: Sequence[str], slots: asyncio.Semaphore, seated: asyncio.Event
-    ) -> int:
-        try:
-            return await self._run_batch(due, slots, seated)
-        finally:
-            seated.set()
-            # await: the batch handed back, failures included, so the next pass retries at once.
-            await self._claims.release(claim, due)
-
-    async def _run_batch(self, due: Sequence[str], slots: asyncio.Semaphore, seated: asyncio.Event) -> int:
-        """Runs a batch PARALLEL at a time (the pass's slots): each run is an actor turn (a lease, a load,
-        a write). `seated` is set once every entity of the batch has taken a slot."""
-        waiting = len(due)
-        if waiting == 0:
-            seated.set()
+    async def _run_batch(self, due: Sequence[str]) -> int:
+        """Runs a batch PARALLEL at a time: each run is an actor turn (a lease, a load, a write)."""
+        slots = asyncio.Semaphore(self._parallel)
 
         async def run(entity_id: str) -> bool:
-            nonlocal waiting
             async with slots:
-                waiting -= 1
-                if waiting == 0:
-                    seated.set()
                 try:
                     return await self._work.run(entity_id)
                 except Exception as exc:  # noqa: BLE001 - one stuck entity must not stop the sweep

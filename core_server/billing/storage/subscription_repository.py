@@ -58,14 +58,6 @@ class PeriodAlreadyInvoiced(StorageError):
 
 
 _ACTIVATE = "UPDATE subscriptions SET fence_token = fence_token + 1 WHERE id = %s RETURNING *"
-# The activation's commit does not wait for its WAL flush (its pipeline is one implicit transaction, so
-# the setting is that transaction's alone). Nothing is acknowledged on the strength of the new fence
-# until a later write of the same activation commits, durably, and WAL is flushed in order: that write's
-# flush makes the fence durable too. A crash before it loses the fence together with nothing else — the
-# activation wrote nothing durable — and its first save then finds the old fence and stops the actor,
-# as after a takeover. One WAL flush fewer of the four a billed subscription waited for
-# (BENCHMARKS.md, "Speed, round 5").
-_FENCE_WITHOUT_FLUSH = "SELECT set_config('synchronous_commit', 'off', true)"
 _TENANT = " WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s"
 _GET = "SELECT * FROM subscriptions" + _TENANT + " AND id = %(id)s"
 _FIND = "SELECT * FROM subscriptions WHERE id = %(id)s"
@@ -305,11 +297,9 @@ class PgSubscriptionRepository:
     @wraps_psycopg_errors
     async def load_for_activation(self, subscription_id: str) -> tuple[Subscription, int] | None:
         """The fence taken and the state read in one round trip: the child reads need only the id, and
-        the server runs the pipeline's statements in order, so they read after the fence moved. The
-        fence's commit waits for no WAL flush (`_FENCE_WITHOUT_FLUSH`)."""
+        the server runs the pipeline's statements in order, so they read after the fence moved."""
         async with self._pool.connection() as conn:
             async with conn.pipeline():
-                await conn.execute(_FENCE_WITHOUT_FLUSH)
                 activated = await conn.execute(_ACTIVATE, (subscription_id,))
                 reads = await _child_reads(conn, [subscription_id])
             row = await activated.fetchone()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -60,6 +61,23 @@ async def settled(core: Core, owner_endpoint: tuple[object, str], count: int) ->
     raise AssertionError("the deliveries did not settle")
 
 
+@asynccontextmanager
+async def six_charges_to_one_endpoint(
+    settings: Settings, clock: SettableClock, receiver: WebhookReceiver
+) -> AsyncIterator[tuple[Core, object, str]]:
+    """A core of `settings`, a merchant with one endpoint on the receiver's /hook and six charges (so six
+    events queued for it); the core is closed on exit."""
+    core = await make_core(settings, clock)
+    try:
+        owner = await new_owner(core)
+        endpoint = await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
+        for _ in range(6):
+            await new_charge(core, owner)
+        yield core, owner, endpoint.id
+    finally:
+        await core.close()
+
+
 async def test_an_endpoints_next_posts_go_out_while_the_answered_ones_are_being_recorded(
     isolated_settings: Settings,
     clock: SettableClock,
@@ -73,25 +91,20 @@ async def test_an_endpoints_next_posts_go_out_while_the_answered_ones_are_being_
         webhook_endpoint_concurrency=2,
         webhook_merchant_concurrency=8,
     )
-    core = await make_core(settings, clock)
-    try:
-        owner = await new_owner(core)
-        endpoint = await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
-        for _ in range(6):
-            await new_charge(core, owner)
-        async with dispatching(core):
-            # No record is written yet: had the answered attempts kept the endpoint's two places, only
-            # two POSTs would have gone out.
-            await receiver.wait_for(6, "/hook", timeout=5.0)
-            assert receiver.max_concurrency <= 2
-            records_held.set()
-            deliveries = await settled(core, (owner, endpoint.id), 6)
-        assert all(len(d.attempts) == 1 for d in deliveries)  # type: ignore[attr-defined]
-        assert sorted(d.event["id"] for d in receiver.received("/hook")) == sorted(
-            {d.event["id"] for d in receiver.received("/hook")}
-        )
-    finally:
-        await core.close()
+    async with (
+        six_charges_to_one_endpoint(settings, clock, receiver) as (core, owner, endpoint_id),
+        dispatching(core),
+    ):
+        # No record is written yet: had the answered attempts kept the endpoint's two places, only
+        # two POSTs would have gone out.
+        await receiver.wait_for(6, "/hook", timeout=5.0)
+        assert receiver.max_concurrency <= 2
+        records_held.set()
+        deliveries = await settled(core, (owner, endpoint_id), 6)
+    assert all(len(d.attempts) == 1 for d in deliveries)  # type: ignore[attr-defined]
+    assert sorted(d.event["id"] for d in receiver.received("/hook")) == sorted(
+        {d.event["id"] for d in receiver.received("/hook")}
+    )
 
 
 async def test_an_attempt_being_recorded_still_holds_one_of_the_cores_slots(
@@ -108,21 +121,16 @@ async def test_an_attempt_being_recorded_still_holds_one_of_the_cores_slots(
         webhook_merchant_concurrency=4,
         webhook_reserved_slots=0,
     )
-    core = await make_core(settings, clock)
-    try:
-        owner = await new_owner(core)
-        endpoint = await core.webhooks.create(owner, receiver.url("/hook"), ["*"], None)
-        for _ in range(6):
-            await new_charge(core, owner)
-        async with dispatching(core):
-            await receiver.wait_for(4, "/hook", timeout=5.0)
-            await asyncio.sleep(0.5)  # a fifth would be out by now if records held no slot
-            assert len(receiver.received("/hook")) == 4
-            records_held.set()
-            await settled(core, (owner, endpoint.id), 6)
-        assert len(receiver.received("/hook")) == 6
-    finally:
-        await core.close()
+    async with (
+        six_charges_to_one_endpoint(settings, clock, receiver) as (core, owner, endpoint_id),
+        dispatching(core),
+    ):
+        await receiver.wait_for(4, "/hook", timeout=5.0)
+        await asyncio.sleep(0.5)  # a fifth would be out by now if records held no slot
+        assert len(receiver.received("/hook")) == 4
+        records_held.set()
+        await settled(core, (owner, endpoint_id), 6)
+    assert len(receiver.received("/hook")) == 6
 
 
 async def test_a_claim_takes_no_more_of_an_endpoint_than_its_quota_less_the_attempts_in_flight(

@@ -2,10 +2,9 @@
 # Runs pytest from the project venv; pytest's exit code is ours, so "no tests collected" (5) fails the run
 # rather than passing silently.
 #
-# Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 3 on the two
-# cores: the e2e tests wait on their processes much of the time; 394 s with 2, 342 s with 3 on a quiet
-# machine), each module on one worker so module fixtures are made once; then the modules marked `serial`
-# alone — their assertions hold real-time bounds another worker could push past (tests/serial_modules.txt).
+# Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 2, one per core;
+# each module stays on one worker, so module fixtures are made once), then the modules marked `serial`
+# alone — their assertions hold real-time bounds a second worker could push past (tests/serial_modules.txt).
 # Arguments that are all options (`--durations=30`, `-x`) go to both parts; any other argument (a path,
 # `-k expr`) selects tests, and pytest runs just those, in this one process.
 set -euo pipefail
@@ -16,6 +15,6 @@ for arg in "$@"; do
 done
 mapfile -t serial < <(grep -v -e '^#' -e '^[[:space:]]*$' tests/serial_modules.txt)
 status=0
-"${PYTEST[@]}" -n "${TEST_WORKERS:-3}" --dist loadfile -m "not serial" "$@" || status=$?
+"${PYTEST[@]}" -n "${TEST_WORKERS:-2}" --dist loadfile -m "not serial" "$@" || status=$?
 "${PYTEST[@]}" "$@" "${serial[@]}" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 exit "$status"

@@ -3,7 +3,8 @@
 # rather than passing silently.
 #
 # Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 2, one per core;
-# each module stays on one worker, so module fixtures are made once), then the modules marked `serial`
+# each module stays on one worker, so module fixtures are made once; the longest modules first, in the
+# order tests/conftest.py sorts them, not xdist's most-tests-first), then the modules marked `serial`
 # alone — their assertions hold real-time bounds a second worker could push past (tests/serial_modules.txt).
 # Arguments that are all options (`--durations=30`, `-x`) go to both parts; any other argument (a path,
 # `-k expr`) selects tests, and pytest runs just those, in this one process.
@@ -15,6 +16,6 @@ for arg in "$@"; do
 done
 mapfile -t serial < <(grep -v -e '^#' -e '^[[:space:]]*$' tests/serial_modules.txt)
 status=0
-"${PYTEST[@]}" -n "${TEST_WORKERS:-2}" --dist loadfile -m "not serial" "$@" || status=$?
+"${PYTEST[@]}" -n "${TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -m "not serial" "$@" || status=$?
 "${PYTEST[@]}" "$@" "${serial[@]}" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 exit "$status"

@@ -25,20 +25,39 @@ TEST_JWT_SIGNING_KEY = "test-signing-key-test-signing-key-test-signing-key"
 TEST_DATA_ENCRYPTION_KEY = base64.b64encode(bytes(range(32))).decode("ascii")
 
 
-SERIAL_MODULES = frozenset(
-    line.strip()
-    for line in (Path(__file__).parent / "serial_modules.txt").read_text().splitlines()
-    if line.strip() and not line.startswith("#")
-)
+def _module_list(name: str) -> tuple[str, ...]:
+    """The module paths listed in tests/`name`, in file order (comments and blank lines left out)."""
+    lines = (Path(__file__).parent / name).read_text().splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+SERIAL_MODULES = frozenset(_module_list("serial_modules.txt"))
 """Modules run alone after the parallel part of `make test`; the file says why each is there."""
 
+LONG_MODULES = _module_list("long_modules.txt")
+"""The longest modules, longest first: the parallel part hands them out before the rest (the file)."""
+
+_TIERS = ("tests/e2e/", "tests/integration/")
+
 _shared_services: BaseServices | None = None
+
+
+def _queue_place(module: str) -> tuple[int, int]:
+    """Where a module goes in the parallel part's queue: the long ones in their listed order, then the other
+    e2e modules, integration, unit — the short ones last, so both workers run out of work at about the
+    same time (scripts/test.sh turns off pytest-xdist's own order, most tests first)."""
+    if module in LONG_MODULES:
+        return (0, LONG_MODULES.index(module))
+    tier = next((k for k, prefix in enumerate(_TIERS) if module.startswith(prefix)), len(_TIERS))
+    return (1, tier)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.split("::", 1)[0] in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+    # Stable: each module's tests keep their order, and every worker collects the same list.
+    items.sort(key=lambda item: _queue_place(item.nodeid.split("::", 1)[0]))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import signal
 import socket
@@ -155,6 +157,18 @@ def children_running(parent_pid: int, module: str) -> list[int]:
     return found
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
+
+
+def _die_with_the_suite() -> None:
+    """Run in the child between fork and exec: SIGTERM it when the test process that started it exits.
+    A worker that pytest-timeout ends (or any crash of the suite) takes its cores and gateways with it,
+    instead of leaving them serving, holding ports and database connections, for the rest of the run."""
+    if _libc is not None:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> RunningProcess:
     log_path = log_dir() / f"{name}-{port}.log"
     pythonpath = os.pathsep.join(
@@ -169,6 +183,7 @@ def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> Running
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_the_suite,  # noqa: PLW1509 (async-signal-safe: one prctl call)
         )
     return RunningProcess(name, process, "127.0.0.1", port, log_path)
 

@@ -35,7 +35,7 @@ from tests.support.table_audit import count, half_written
 
 pytestmark = pytest.mark.e2e
 
-SUBSCRIPTIONS = 400
+SUBSCRIPTIONS = 250
 CLAIM_SECONDS = 300  # JOB_CLAIM_SECONDS: the dead core's claims must go with its heartbeat, not this
 LAPSE_SECONDS = 3  # CORE_HEARTBEAT_LAPSE_SECONDS' default
 # Claims of the billing run held by a core that still beats (a dead core's claims are free to take).

@@ -25,7 +25,7 @@ help:
 	@echo 'make core | gateway      one process at CORE_GRPC_ADDR / HTTP_HOST:HTTP_PORT; start several by hand'
 	@echo 'make stop                stop the embedded PostgreSQL and Redis under .data/'
 	@echo 'make check               ruff (lint + format), mypy and the import contracts (scripts/check.sh)'
-	@echo 'make test [ARGS=...]     make check, then the whole suite; also unit-tests, integration-tests, e2e-tests'
+	@echo 'make test [ARGS=...]     make check (Chromium, PgBouncer installing meanwhile), then the whole suite; also unit-tests, integration-tests, e2e-tests'
 	@echo 'make protos | protos-check   regenerate the gRPC code / fail if the committed code is stale'
 	@echo 'make openapi             bundle http_gateway/operational/openapi/source/*.yaml into openapi.json (served at /openapi.json)'
 	@echo 'make docs                render the API reference to docs/api-reference.html (static, offline)'
@@ -78,11 +78,9 @@ reconcile: install
 check: install
 	scripts/check.sh
 
-test: install
-	scripts/check.sh
-	bash scripts/ensure_browser.sh
-	bash scripts/ensure_pgbouncer.sh
-	scripts/test.sh $(ARGS)
+# No install prerequisite: scripts/make_test.sh installs the venv itself, beside the Debian tools.
+test:
+	scripts/make_test.sh $(ARGS)
 
 unit-tests: install
 	scripts/test.sh tests/unit $(ARGS)

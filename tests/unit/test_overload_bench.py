@@ -1,4 +1,4 @@
-"""The overload generator (scripts/bench/overload.py) against a scripted HTTP server: requests go out at
+"""The overload generator (scripts/bench/open_loop.py) against a scripted HTTP server: requests go out at
 the offered rate whatever the answers, and 2xx, 503 (with and without Retry-After) and other answers are
 counted apart, so a miscount cannot pass as a met target."""
 
@@ -18,16 +18,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module() -> Any:
-    path = ROOT / "scripts" / "bench" / "overload.py"
-    spec = importlib.util.spec_from_file_location("overload", path)
+    path = ROOT / "scripts" / "bench" / "open_loop.py"
+    spec = importlib.util.spec_from_file_location("open_loop", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["overload"] = module
+    sys.modules["open_loop"] = module
     spec.loader.exec_module(module)
     return module
 
 
-overload = _module()
+open_loop = _module()
 
 # Answers by request number: created, shed with Retry-After, shed without it, a 500 (closing the connection).
 ANSWERS = [
@@ -86,7 +86,7 @@ def scripted_server() -> Iterator[tuple[str, list[int]]]:
 
 def test_every_answer_is_counted_by_kind_at_the_offered_rate(scripted_server: tuple[str, list[int]]) -> None:
     url, seen = scripted_server
-    result = overload.offer(url, "sk_test_x", rate=200, seconds=0.4)
+    result = open_loop.offer(url, "sk_test_x", rate=200, seconds=0.4)
     assert result["offered"] == 80 and seen[0] == 80
     assert (result["admitted"], result["shed"], result["other"]) == (20, 40, {"500": 20})
     assert result["shed_without_retry_after"] == 20
@@ -106,5 +106,5 @@ IpExt: 0 0
 
 
 def test_the_kernel_counters_are_read_from_the_tcpext_lines_only() -> None:
-    assert overload.kernel_counters(NETSTAT_TEXT) == {"listen_overflows": 6712, "syn_retransmits": 3464}
-    assert overload.kernel_counters("IpExt: InNoRoutes\nIpExt: 0\n") == {}
+    assert open_loop.kernel_counters(NETSTAT_TEXT) == {"listen_overflows": 6712, "syn_retransmits": 3464}
+    assert open_loop.kernel_counters("IpExt: InNoRoutes\nIpExt: 0\n") == {}

@@ -15,10 +15,11 @@ event's `created_at` (the create's commit counts), per run over the events creat
 every event of the merchant must have been received exactly once (none lost, none twice).
 
 CPU per create of the core, its webhook dispatcher process (WEBHOOK_DISPATCH=process; none inline), the
-gateway and the receiver comes from /proc: over the run for the runs without endpoint, over the run and its
-drain for the runs with one (each create and its delivery). CPU per delivery is the core's and its
-dispatcher's together, with an endpoint less without; the core process's own share is kept beside it.
-With `--trees A B` two stacks (one per source tree) run at once and the rounds alternate A and B as well.
+gateway, the receiver and the local PostgreSQL server (its postmaster's tree) comes from /proc: over the run
+for the runs without endpoint, over the run and its drain for the runs with one (each create and its
+delivery). CPU per delivery is the core's and its dispatcher's together, with an endpoint less without; the
+core process's own share is kept beside it. With `--trees A B` two stacks (one per source tree) run at once
+and the rounds alternate A and B as well.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
 
 import webhook_bench  # noqa: E402
 from ab import summarize  # noqa: E402
-from process_stats import CpuMeter  # noqa: E402
+from process_stats import CpuMeter, parent_pid, server_tree_cpu_seconds  # noqa: E402
 from wrk import run_wrk  # noqa: E402
 
 RATIO_AT_LEAST = 0.6  # creates/s with one endpoint ÷ without
@@ -48,8 +49,33 @@ P99_AT_MOST_MS = 1000.0  # event committed → received
 DRAIN_SECONDS = 60.0
 WARM_UP_SECONDS = 3
 SCRIPT = "create_charge.lua"
-PROCESSES = ("core", "dispatcher", "gateway", "receiver")
+PROCESSES = ("core", "dispatcher", "gateway", "receiver", "postgres")
 DISPATCHER_MODULE = b"core_server.dispatch_process"
+
+
+def postmaster_pid(dsn: str) -> int | None:
+    """The local PostgreSQL server's root process (a backend's parent), None for a server elsewhere."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        backend = int(conn.execute("SELECT pg_backend_pid()").fetchone()[0])  # type: ignore[index]
+        host = str(conn.info.host)
+    if host.startswith("/") or host in ("127.0.0.1", "localhost", "::1"):
+        return parent_pid(backend)
+    return None
+
+
+def committed_transactions(dsn: str) -> int:
+    """Transactions committed in the stack's database so far (pg_stat_database, updated as sessions
+    report): with an endpoint less without, the claims', records' and wake-ups' statements per delivery."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def dispatcher_pid(core_pid: int) -> int | None:
@@ -88,6 +114,8 @@ class Side:
         self.pids = {"core": stack.cores[0].pid, "gateway": stack.gateways[0].pid}
         self.runs: dict[str, list[dict[str, Any]]] = {"none": [], "one": []}
         self.drain_seconds = DRAIN_SECONDS
+        # PostgreSQL's whole server (its postmaster's tree): with `--trees` the other stack idles meanwhile.
+        self.postmaster = postmaster_pid(stack.database_dsn)
 
     def create(
         self, kind: str, connections: int, seconds: float, record: bool = True, profile: Path | None = None
@@ -111,6 +139,8 @@ class Side:
             pids["dispatcher"] = child
         meter = CpuMeter(pids)
         meter.start()
+        pg_before = server_tree_cpu_seconds(self.postmaster) if self.postmaster else 0.0
+        commits_before = committed_transactions(self.stack.database_dsn)
         began = time.time()
         load = run_wrk(
             f"create-{kind}-{self.label}",
@@ -138,6 +168,12 @@ class Side:
                 self.stack.database_dsn, merchant.merchant_id, self.drain_seconds
             )
         cpu = meter.stop(load.requests)
+        if self.postmaster:
+            pg_seconds = server_tree_cpu_seconds(self.postmaster) - pg_before
+            cpu["postgres_cpu_ms_per_req"] = round(1000 * pg_seconds / max(load.requests, 1), 3)
+        time.sleep(0.6)  # sessions report their counts to the statistics at most every 0.5 s (idle: 1 s)
+        commits = committed_transactions(self.stack.database_dsn) - commits_before
+        run["commits_per_create"] = round(commits / max(load.requests, 1), 3)
         run["cpu_ms_per_create"] = {name: cpu.get(f"{name}_cpu_ms_per_req", 0.0) for name in PROCESSES}
         run["machine_busy"] = cpu["machine_busy"]
         if record:
@@ -152,7 +188,9 @@ class Side:
             f"  p99 {load.p99_ms:7.1f}"
             f"  core {cpu['core_cpu_ms_per_req']:.3f} disp {cpu.get('dispatcher_cpu_ms_per_req', 0.0):.3f}"
             f" gw {cpu['gateway_cpu_ms_per_req']:.3f}"
-            f" recv {cpu['receiver_cpu_ms_per_req']:.3f} ms/create  busy {cpu['machine_busy']:.0%}{lag}"
+            f" recv {cpu['receiver_cpu_ms_per_req']:.3f} pg {cpu.get('postgres_cpu_ms_per_req', 0.0):.3f}"
+            f" ms/create  commits {run['commits_per_create']:.2f}/create"
+            f"  busy {cpu['machine_busy']:.0%}{lag}"
             + (f"  ({run['failed']} failed {load.error_codes})" if run["failed"] else ""),
             flush=True,
         )
@@ -205,8 +243,13 @@ class Side:
             "attempts": attempts,
         }
         one_cpu, none_cpu = out["one"]["cpu_ms_per_create"], out["none"]["cpu_ms_per_create"]
+        commits = {
+            kind: statistics.median(r["commits_per_create"] for r in runs) for kind, runs in self.runs.items()
+        }
         core_process_delivery = one_cpu["core"] - none_cpu["core"]
         core_delivery = core_process_delivery + one_cpu["dispatcher"] - none_cpu["dispatcher"]
+        dispatcher_delivery = one_cpu["dispatcher"] - none_cpu["dispatcher"]
+        postgres_delivery = one_cpu["postgres"] - none_cpu["postgres"]
         met = {
             "ratio": ratio is not None and ratio >= RATIO_AT_LEAST,
             "p99": delivery["p99_ms"] is not None and delivery["p99_ms"] <= P99_AT_MOST_MS,
@@ -218,6 +261,9 @@ class Side:
             "ratio": round(ratio, 3) if ratio is not None else None,
             "core_cpu_ms_per_delivery": round(core_delivery, 3),
             "core_process_cpu_ms_per_delivery": round(core_process_delivery, 3),
+            "dispatcher_cpu_ms_per_delivery": round(dispatcher_delivery, 3),
+            "postgres_cpu_ms_per_delivery": round(postgres_delivery, 3),
+            "commits_per_delivery": round(commits["one"] - commits["none"], 3),
             "delivery": delivery,
             "targets_met": {**met, "all": all(met.values())},
         }
@@ -301,7 +347,7 @@ def table(result: dict[str, Any]) -> list[str]:
         f"{mark[met['no_duplicates']]}, bad signatures {d['bad_signatures']}; core CPU per delivery "
         f"≈ {result['core_cpu_ms_per_delivery']:.2f} ms (its dispatcher process included; the core process "
         f"alone {result.get('core_process_cpu_ms_per_delivery', result['core_cpu_ms_per_delivery']):.2f} "
-        "ms).",
+        f"ms; PostgreSQL's share {result.get('postgres_cpu_ms_per_delivery', 0.0):.2f} ms).",
     ]
 
 
@@ -367,7 +413,11 @@ def main(argv: list[str] | None = None) -> int:
             f"\nB ÷ A: ratio {a['ratio']} → {b['ratio']}; creates/s with endpoint {a['one']['rps']} → "
             f"{b['one']['rps']}; core CPU per delivery {a['core_cpu_ms_per_delivery']} → "
             f"{b['core_cpu_ms_per_delivery']} ms (core process alone "
-            f"{a['core_process_cpu_ms_per_delivery']} → {b['core_process_cpu_ms_per_delivery']} ms); "
+            f"{a['core_process_cpu_ms_per_delivery']} → {b['core_process_cpu_ms_per_delivery']} ms, "
+            f"dispatcher process {a['dispatcher_cpu_ms_per_delivery']} → "
+            f"{b['dispatcher_cpu_ms_per_delivery']} ms, "
+            f"PostgreSQL {a['postgres_cpu_ms_per_delivery']} → {b['postgres_cpu_ms_per_delivery']} ms; "
+            f"commits per delivery {a['commits_per_delivery']} → {b['commits_per_delivery']}); "
             f"delivery p99 {a['delivery']['p99_ms']} → "
             f"{b['delivery']['p99_ms']} ms"
         )

@@ -73,12 +73,15 @@ ATTEMPT_OUTCOMES = ("succeeded", "failed")
 
 def attempts_counted() -> dict[str, int]:
     """WEBHOOK_ATTEMPTS in this process so far, by outcome: what a dispatcher process reports to its core."""
-    return {
-        outcome: int(
-            REGISTRY.get_sample_value("core_webhook_delivery_attempts_total", {"outcome": outcome}) or 0
-        )
-        for outcome in ATTEMPT_OUTCOMES
-    }
+    # This counter's samples only: the registry's get_sample_value collects every metric of the process
+    # to find one sample, four times a second in a dispatcher process.
+    counted = dict.fromkeys(ATTEMPT_OUTCOMES, 0)
+    for metric in WEBHOOK_ATTEMPTS.collect():
+        for sample in metric.samples:
+            outcome = sample.labels.get("outcome")
+            if sample.name == "core_webhook_delivery_attempts_total" and outcome in counted:
+                counted[outcome] = int(sample.value)
+    return counted
 
 
 def attempt_report(counts: dict[str, int]) -> bytes:

@@ -61,7 +61,7 @@ from core_server.webhooks.domain.webhook_schedule import (
 )
 from core_server.webhooks.domain.webhook_signature import HEADER as SIGNATURE_HEADER
 from core_server.webhooks.domain.webhook_signature import signature_header
-from core_server.webhooks.domain.webhook_url import parse_webhook_url, refusal_reason
+from core_server.webhooks.domain.webhook_url import parsed_webhook_url, refusal_reason
 
 logger = logging.getLogger(__name__)
 
@@ -311,7 +311,7 @@ class WebhookDispatcher:
 
     async def _attempt(self, claimed: ClaimedDelivery) -> SendResult:
         try:
-            target = parse_webhook_url(claimed.url, claimed.environment, allow_private=self._allow_private)
+            target = parsed_webhook_url(claimed.url, claimed.environment, allow_private=self._allow_private)
         except ParameterInvalid as exc:
             return SendResult(None, f"endpoint URL refused: {exc.message}")
         # The secret is opened only for signing and never logged.

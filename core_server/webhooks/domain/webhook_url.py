@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from core_server.kernel.domain.environment import Environment
@@ -77,6 +78,15 @@ def parse_webhook_url(url: str, environment: Environment, *, allow_private: bool
         port=port if port is not None else (443 if scheme == "https" else 80),
         ip_literal=literal is not None,
     )
+
+
+@lru_cache(maxsize=4096)
+def parsed_webhook_url(url: str, environment: Environment, *, allow_private: bool = False) -> WebhookTarget:
+    """`parse_webhook_url`, remembered per (url, environment, allow_private): a dispatcher parses the same
+    few endpoint URLs for every delivery. Only the URL's syntax and a literal IP are judged here, both
+    fixed by the arguments; a host name is still resolved and its addresses checked on every attempt. A
+    refused URL raises each time (exceptions are not remembered)."""
+    return parse_webhook_url(url, environment, allow_private=allow_private)
 
 
 def _ip(text: str) -> IpAddress | None:

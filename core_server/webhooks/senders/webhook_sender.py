@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from functools import lru_cache
 
 import h11
 import httpx
@@ -61,12 +62,12 @@ class HttpWebhookSender:
         headers: Mapping[str, str],
         timeout: float,  # noqa: ASYNC109 - the whole POST's limit, connecting included
     ) -> SendResult:
-        url = httpx.URL(target.url)
+        path, host = _request_target(target.url)
         request = h11.Request(
             method="POST",
-            target=url.raw_path,
+            target=path,
             headers=[
-                ("Host", url.netloc.decode("ascii")),
+                ("Host", host),
                 ("User-Agent", USER_AGENT),
                 *headers.items(),
                 ("Content-Length", str(len(body))),
@@ -143,6 +144,15 @@ class HttpWebhookSender:
 
     async def close(self) -> None:
         self.connections.close()
+
+
+@lru_cache(maxsize=4096)
+def _request_target(url: str) -> tuple[bytes, str]:
+    """The request line's target and the Host header of `url`, as httpx writes them (its URL parser
+    normalises the path's percent-encoding and the host's IDNA form); the same for every POST to an
+    endpoint, so worked out once per URL."""
+    parsed = httpx.URL(url)
+    return parsed.raw_path, parsed.netloc.decode("ascii")
 
 
 async def _exchange(conn: PooledConnection, request: h11.Request, body: bytes) -> int:

@@ -60,9 +60,9 @@ def postmaster_pid(dsn: str) -> int | None:
     with psycopg.connect(dsn) as conn:
         backend = int(conn.execute("SELECT pg_backend_pid()").fetchone()[0])  # type: ignore[index]
         host = str(conn.info.host)
-    if host.startswith("/") or host in ("127.0.0.1", "localhost", "::1"):
-        return parent_pid(backend)
-    return None
+        # While the backend still runs: once the connection closes its process is gone.
+        local = host.startswith("/") or host in ("127.0.0.1", "localhost", "::1")
+        return parent_pid(backend) if local else None
 
 
 def committed_transactions(dsn: str) -> int:

@@ -5,7 +5,7 @@
 
 Issue 27's bar: "with one webhook endpoint per merchant, sustained creates ≥ 0.6× the rate without
 endpoints, deliveries p99 ≤ 1 s". On one stack, two merchants: one with no endpoint, one with one endpoint
-(charge.created) on webhook_bench.py's loopback receiver. Creates are driven closed loop by wrk at
+(charge.created) on bench_receiver.py's loopback receiver. Creates are driven closed loop by wrk at
 `connections` (64, like the bench's create operation: bench/lua/create_charge.lua with an Idempotency-Key),
 alternating the two merchants (none, one / one, none, …), `repeat` runs each; the figure is each side's
 median and the ratio of the medians. After every one-endpoint run the queue gets a bounded time to drain
@@ -39,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "protos")]
 
+import bench_receiver  # noqa: E402
 import webhook_bench  # noqa: E402
 from ab import summarize  # noqa: E402
 from process_stats import CpuMeter, parent_pid, server_tree_cpu_seconds  # noqa: E402
@@ -96,7 +97,7 @@ def dispatcher_pid(core_pid: int) -> int | None:
 class Side:
     """One stack with its two merchants and the receiver of the one-endpoint merchant's deliveries."""
 
-    def __init__(self, label: str, stack: Any, receiver: webhook_bench.Receiver) -> None:
+    def __init__(self, label: str, stack: Any, receiver: bench_receiver.Receiver) -> None:
         import stack as stack_mod
 
         self.label = label
@@ -291,7 +292,7 @@ def measure(
 
 def run(stack: Any, *, connections: int = 64, seconds: int = 10, repeat: int = 3) -> dict[str, Any]:
     """The measurement on `stack` (a BenchStack whose cores allow private webhook targets)."""
-    receiver = webhook_bench.Receiver()
+    receiver = bench_receiver.Receiver()
     try:
         side = Side("main", stack, receiver)
         receiver.set_secrets(side.secrets)
@@ -375,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[name] = value
     services, admin_dsn = stack_mod.start_services()
     stacks: list[Any] = []
-    receiver = webhook_bench.Receiver()
+    receiver = bench_receiver.Receiver()
     try:
         trees = [("A", args.trees[0]), ("B", args.trees[1])] if args.trees else [("main", ROOT)]
         sides = []

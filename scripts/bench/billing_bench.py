@@ -248,7 +248,10 @@ def make_due(dsn: str) -> float:
         conn.execute(
             "UPDATE subscriptions SET billing_anchor = billing_anchor - interval '32 days',"
             " current_period_start = billing_anchor - interval '32 days',"
-            " current_period_end = billing_anchor - interval '32 days' + interval '1 month'"
+            " current_period_end = billing_anchor - interval '32 days' + interval '1 month',"
+            # A save writes the stored next step, this bypasses saves: the period's end (its notice is
+            # sent below, and the first invoice is paid, so nothing comes earlier).
+            " next_step_at = billing_anchor - interval '32 days' + interval '1 month'"
             " WHERE status = 'ACTIVE'"
         )
         conn.execute(

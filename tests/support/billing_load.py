@@ -23,12 +23,14 @@ CARD = {
 # Shifts every subscription's period (and the anchor its next period is computed from) back so that it
 # ended an hour ago. Advancing the merchant's sandbox clock instead would bill them in the advance's own
 # request, not in the periodic run under test. The new period [end, end + 1 week) cannot collide with the
-# first invoice's period, which started at creation (a few seconds ago).
+# first invoice's period, which started at creation (a few seconds ago). The stored next step moves with
+# the period end (a save writes it; this bypasses saves): the run's first save then writes the exact one.
 MAKE_DUE = """
 UPDATE subscriptions SET
     billing_anchor = billing_anchor - (current_period_end - (now() - interval '1 hour')),
     current_period_start = current_period_start - (current_period_end - (now() - interval '1 hour')),
-    current_period_end = now() - interval '1 hour'
+    current_period_end = now() - interval '1 hour',
+    next_step_at = now() - interval '1 hour'
 WHERE merchant_id = %s"""
 
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, time, timedelta
 from enum import StrEnum
 
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
-from core_server.billing.domain.invoice import Invoice
+from core_server.billing.domain.invoice import Invoice, InvoiceStatus
 from core_server.billing.domain.subscription import (
     BILLED_STATUSES,
     NOTICE_AHEAD,
@@ -68,8 +68,10 @@ def notice_time(start: datetime, end: datetime) -> datetime | None:
     return at if at < end else None
 
 
-def next_step(subscription: Subscription, now: datetime) -> Step | None:
-    """The earliest step due by `now`, or None."""
+def steps(subscription: Subscription) -> list[Step]:
+    """Every timed step the subscription has ahead, due or not: one per kind at most (a dunning retry is
+    the earliest OPEN invoice's). Shared by `next_step` (what is due now) and `next_step_at` (when the
+    next one falls due), so the billing run's index and its work read the one rule."""
     candidates: list[Step] = []
     status = subscription.status
     if status is SubscriptionStatus.TRIALING and subscription.trial_end is not None:
@@ -85,15 +87,33 @@ def next_step(subscription: Subscription, now: datetime) -> Step | None:
         if at is not None and not subscription.cancel_at_period_end and announced not in subscription.notices:
             candidates.append(Step(StepKind.UPCOMING_NOTICE, at))
     if status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE):
-        retry = subscription.due_retry(now)
-        if retry is not None and retry.next_attempt_at is not None:
-            candidates.append(Step(StepKind.RETRY, retry.next_attempt_at))
+        retries = [
+            inv.next_attempt_at
+            for inv in subscription.invoices
+            if inv.status is InvoiceStatus.OPEN and inv.next_attempt_at is not None
+        ]
+        if retries:
+            candidates.append(Step(StepKind.RETRY, min(retries)))
     if status is SubscriptionStatus.UNPAID and subscription.unpaid_at is not None:
         candidates.append(Step(StepKind.UNPAID_CANCEL, subscription.unpaid_at + UNPAID_GRACE))
     if subscription.pending_cancel_refund is not None and subscription.canceled_at is not None:
         candidates.append(Step(StepKind.CANCEL_REFUND, subscription.canceled_at + CANCEL_REFUND_GRACE))
-    due = [step for step in candidates if step.at <= now]
+    return candidates
+
+
+def next_step(subscription: Subscription, now: datetime) -> Step | None:
+    """The earliest step due by `now`, or None."""
+    due = [step for step in steps(subscription) if step.at <= now]
     return min(due, key=lambda step: step.at) if due else None
+
+
+def next_step_at(subscription: Subscription) -> datetime | None:
+    """When the earliest step falls due (at the merchant's time), whether or not it has: None when the
+    subscription has none (canceled, paused). Every save stores it (subscriptions.next_step_at) and the
+    billing run's claim reads it by an index range: `next_step(s, now)` is a step exactly when this is
+    at or before `now`."""
+    times = [step.at for step in steps(subscription)]
+    return min(times) if times else None
 
 
 def apply_step(subscription: Subscription, step: Step, rate: TaxRate | None) -> Invoice | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -13,14 +13,9 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 
 from core_server.billing.application.subscription_ports import InvoiceQuery, SubscriptionQuery
-from core_server.billing.domain.billing_steps import CANCEL_REFUND_GRACE
-from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
+from core_server.billing.domain.events import TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice
-from core_server.billing.domain.subscription import (
-    NOTICE_AHEAD,
-    UNPAID_GRACE,
-    Subscription,
-)
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_item import PendingProration, SubscriptionItem
 from core_server.billing.storage.subscription_rows import (
     invoice_from_row,
@@ -122,122 +117,47 @@ _INVOICE_LIST = (
 _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 
 # -- the billing run's due query ---------------------------------------------------------------------------
-# A subscription is due when the earliest step of billing_steps.next_step falls at or before its merchant's
-# time m = real time + the sandbox clock's offset (TEST subscriptions of a merchant who advanced it; LIVE
-# and everyone else: real time). Durations arrive in seconds, never as days, so that the session's time
-# zone cannot stretch a day around a DST change; midnights are 00:00 UTC, like the daily task's.
-_AHEAD = "(%(notice_ahead)s::bigint * interval '1 second')"
-_GRACE = "(%(unpaid_grace)s::bigint * interval '1 second')"
-_REFUND_GRACE = "(%(refund_grace)s::bigint * interval '1 second')"
-
-
-def _next_midnight(moment: str) -> str:
-    """billing_steps.next_midnight in SQL: the first 00:00 UTC at or after `moment` (a column expression)."""
-    day = "date_trunc('day', " + moment + ", 'UTC')"
-    return (
-        "("
-        + day
-        + " + CASE WHEN "
-        + day
-        + " < "
-        + moment
-        + " THEN interval '24 hours' ELSE interval '0' END)"
-    )
-
-
-def _not_announced(kind: str, end: str) -> str:
-    return (
-        "NOT EXISTS (SELECT 1 FROM subscription_notices sn WHERE sn.subscription_id = s.id"
-        " AND sn.kind = " + kind + " AND sn.announced = " + end + ")"
-    )
-
-
-# For `subscriptions s`: m.at, the merchant's time, and due.at, the subscription's earliest step (NULL when
-# none). Each CASE is one candidate of next_step, with notice_time's rule (the first midnight at or after
-# max(end − 3 days, start), only if it falls before the end; once per end, by subscription_notices).
-_DUE_AT = (
-    "\n  "
-    + merchant_time_join("s.merchant_id", "s.environment", "m")
-    + """
-  CROSS JOIN LATERAL (SELECT """
-    + _next_midnight("greatest(s.trial_end - " + _AHEAD + ", s.trial_start)")
-    + " AS trial, "
-    + _next_midnight("greatest(s.current_period_end - " + _AHEAD + ", s.current_period_start)")
-    + """ AS upcoming) notice
-  CROSS JOIN LATERAL (SELECT least(
-      CASE WHEN s.status = 'TRIALING' THEN s.trial_end END,
-      CASE WHEN s.status = 'TRIALING' AND notice.trial < s.trial_end AND """
-    + _not_announced("%(trial_kind)s", "s.trial_end")
-    + """
-           THEN notice.trial END,
-      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') THEN s.current_period_end END,
-      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') AND NOT s.cancel_at_period_end
-            AND notice.upcoming < s.current_period_end
-            AND """
-    + _not_announced("%(upcoming_kind)s", "s.current_period_end")
-    + """
-           THEN notice.upcoming END,
-      CASE WHEN s.status IN ('ACTIVE', 'PAST_DUE') THEN
-        (SELECT min(i.next_attempt_at) FROM invoices i
-          WHERE i.subscription_id = s.id AND i.status = 'OPEN') END,
-      CASE WHEN s.status = 'UNPAID' THEN s.unpaid_at + """
-    + _GRACE
-    + """ END,
-      CASE WHEN s.cancel_refund_cents IS NOT NULL THEN s.canceled_at + """
-    + _REFUND_GRACE
-    + """ END) AS at) due"""
-)
-
-# Every subscription that can be due at real time, each branch a range scan of a partial index of 0012
-# (a notice falls at most 3 days before its end), and every open TEST subscription of a merchant whose
-# sandbox clock moved (offsets are never negative, so what is due at real time is due at m too).
-_CANDIDATES = (
-    """
-candidates AS (
-  SELECT id FROM subscriptions WHERE status = 'TRIALING' AND trial_end <= %(now)s + """
-    + _AHEAD
-    + """
-  UNION SELECT id FROM subscriptions WHERE status IN ('ACTIVE', 'PAST_DUE')
-                                       AND current_period_end <= %(now)s + """
-    + _AHEAD
-    + """
-  UNION SELECT id FROM subscriptions WHERE status = 'UNPAID' AND unpaid_at <= %(now)s - """
-    + _GRACE
-    + """
-  UNION SELECT subscription_id FROM invoices WHERE status = 'OPEN' AND next_attempt_at <= %(now)s
-  UNION SELECT id FROM subscriptions WHERE cancel_refund_cents IS NOT NULL
-  UNION SELECT s.id FROM """
-    + sandbox_rows("subscriptions", "s")
-    + """ WHERE s.status <> 'CANCELED'
-)"""
-)
+# A subscription is due when its earliest step (billing_steps.next_step_at, stored by every save in
+# next_step_at) falls at or before its merchant's time m = real time + the sandbox clock's offset (TEST
+# subscriptions of a merchant who advanced it; LIVE and everyone else: real time). The rules themselves
+# live in the domain only; here is one index range (subscriptions_next_step, migration 0026).
 
 # The periodic run: the earliest-due batch no other core holds a claim on; PgJobClaims.due claims it in
-# the same statement (kernel/storage/job_claims.py), so two cores take different batches.
+# the same statement (kernel/storage/job_claims.py), so two cores take different batches. Two ranges,
+# each read in index order and stopped at the batch: what is due at real time, and the TEST subscriptions
+# of merchants whose sandbox clock moved (offsets are never negative, so what is due at real time is due
+# at m too; a row in both is one row of the UNION). A claimed row is passed over inside the range, so a
+# batch held by another core does not hide the ones behind it.
 _CLAIM_DUE = (
-    "WITH"
-    + _CANDIDATES
-    + """
-SELECT s.id FROM candidates c JOIN subscriptions s ON s.id = c.id"""
-    + _DUE_AT
-    + """
- WHERE due.at <= m.at AND """
+    """
+SELECT id FROM (
+  (SELECT s.id, s.next_step_at, s.seq FROM subscriptions s
+    WHERE s.next_step_at <= %(now)s AND """
     + unclaimed("s.id")
     + """
- ORDER BY due.at, s.seq
+    ORDER BY s.next_step_at, s.seq LIMIT %(limit)s)
+  UNION
+  (SELECT s.id, s.next_step_at, s.seq FROM """
+    + sandbox_rows("subscriptions", "s")
+    + """
+    WHERE s.next_step_at <= %(now)s + tc.time_offset AND """
+    + unclaimed("s.id")
+    + """
+    ORDER BY s.next_step_at, s.seq LIMIT %(limit)s)
+) due
+ ORDER BY next_step_at, seq
  LIMIT %(limit)s"""
 )
 
 # After one merchant's sandbox clock moved: all its due subscriptions of that environment, claimed or
 # not (the advance must see every step it made due; the actor serializes the runs of one subscription).
 _OWNER_DUE = (
-    "SELECT s.id FROM subscriptions s"
-    + _DUE_AT
+    "SELECT s.id FROM subscriptions s\n  "
+    + merchant_time_join("s.merchant_id", "s.environment", "m")
     + """
  WHERE s.merchant_id = %(merchant_id)s AND s.environment = %(environment)s
-   AND (s.status <> 'CANCELED' OR s.cancel_refund_cents IS NOT NULL)
-   AND due.at <= m.at
- ORDER BY due.at, s.seq
+   AND s.next_step_at <= m.at
+ ORDER BY s.next_step_at, s.seq
  LIMIT %(limit)s"""
 )
 
@@ -246,11 +166,6 @@ def _due_params(real_now: datetime, limit: int, owner: Owner | None) -> dict[str
     return {
         "now": real_now,
         "limit": limit,
-        "notice_ahead": NOTICE_AHEAD // timedelta(seconds=1),
-        "unpaid_grace": UNPAID_GRACE // timedelta(seconds=1),
-        "refund_grace": CANCEL_REFUND_GRACE // timedelta(seconds=1),
-        "trial_kind": TRIAL_WILL_END,
-        "upcoming_kind": INVOICE_UPCOMING,
         "merchant_id": owner.merchant_id if owner else None,
         "environment": owner.environment.value if owner else None,
     }

@@ -14,6 +14,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from core_server.billing.domain.billing_steps import next_step_at
 from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceLine, InvoiceStatus, LineKind
 from core_server.billing.domain.proration import ProrationInputs
 from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
@@ -60,6 +61,8 @@ def subscription_params(subscription: Subscription) -> dict[str, Any]:
         "cancel_refund_key": subscription.cancel_refund_key,
         "cancel_refund_charge": pending.charge_id if pending else None,
         "cancel_refund_cents": pending.amount_cents if pending else None,
+        # The billing run's index (migration 0026): when this state's earliest step falls due.
+        "next_step_at": next_step_at(subscription),
     }
 
 

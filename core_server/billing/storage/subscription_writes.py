@@ -56,17 +56,19 @@ INSERT INTO subscriptions (
   collection_method, tax_rate_id, trial_start, trial_end, billing_anchor, period_index, current_period_start,
   current_period_end, cancel_at_period_end, canceled_at, cancel_reason, paused_at, unpaid_at, latest_invoice,
   metadata, idempotency_key, created_at, cancel_refund, cancel_refund_key, cancel_refund_charge,
-  cancel_refund_cents)
+  cancel_refund_cents, next_step_at)
 SELECT
   %(id)s, %(merchant_id)s, %(environment)s, %(customer_id)s, %(price_id)s, %(currency)s, %(interval)s,
   %(interval_count)s, %(status)s, %(collection_method)s, %(tax_rate_id)s, %(trial_start)s, %(trial_end)s,
   %(billing_anchor)s, %(period_index)s, %(current_period_start)s, %(current_period_end)s,
   %(cancel_at_period_end)s, %(canceled_at)s, %(cancel_reason)s, %(paused_at)s, %(unpaid_at)s,
   %(latest_invoice)s, %(metadata)s, %(idempotency_key)s, %(created_at)s, %(cancel_refund)s,
-  %(cancel_refund_key)s, %(cancel_refund_charge)s, %(cancel_refund_cents)s"""
+  %(cancel_refund_key)s, %(cancel_refund_charge)s, %(cancel_refund_cents)s, %(next_step_at)s"""
 
 # The fenced update: every column a trigger may change (never the owner, customer, currency, interval,
 # key or creation time, nor the billing run's claim), only while this process's fence token is the row's.
+# next_step_at is computed from the saved state itself (subscription_params), so no write can leave it
+# behind the steps it changed.
 _UPDATE_SUBSCRIPTION = """
   UPDATE subscriptions
      SET price_id = %(price_id)s, status = %(status)s, collection_method = %(collection_method)s,
@@ -77,7 +79,8 @@ _UPDATE_SUBSCRIPTION = """
          cancel_reason = %(cancel_reason)s, paused_at = %(paused_at)s, unpaid_at = %(unpaid_at)s,
          latest_invoice = %(latest_invoice)s, metadata = %(metadata)s, cancel_refund = %(cancel_refund)s,
          cancel_refund_key = %(cancel_refund_key)s, cancel_refund_charge = %(cancel_refund_charge)s,
-         cancel_refund_cents = %(cancel_refund_cents)s, version = version + 1,
+         cancel_refund_cents = %(cancel_refund_cents)s, next_step_at = %(next_step_at)s,
+         version = version + 1,
          updated_at = now()
    WHERE id = %(id)s AND fence_token = %(fence)s"""
 

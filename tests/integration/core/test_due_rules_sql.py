@@ -2,9 +2,10 @@
 
 Table-driven on real PostgreSQL: every case is a row state, and for each the domain's answer
 (`Charge.seen_at`, `Charge.timer_due_at`, `billing_steps.next_step`) is compared with what the
-repository's SQL answers (`_SEEN_STATUS`, the expiry and authorization sweeps' queries, `_DUE_AT`), at
-real time and again through a merchant's sandbox clock offset. A change to one side that the other does
-not follow fails here, not in production.
+repository's SQL answers (`_SEEN_STATUS`, the expiry and authorization sweeps' queries, the billing run's
+claim over the stored next step), at real time and again through a merchant's sandbox clock offset. A
+change to one side that the other does not follow fails here, not in production. (test_next_step_column.py
+holds the stored next step itself to the domain, through every kind of move.)
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -157,16 +156,13 @@ def children_running(parent_pid: int, module: str) -> list[int]:
     return found
 
 
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
-
-
-def _die_with_the_suite() -> None:
-    """Run in the child between fork and exec: SIGTERM it when the test process that started it exits.
-    A worker that pytest-timeout ends (or any crash of the suite) takes its cores and gateways with it,
-    instead of leaving them serving, holding ports and database connections, for the rest of the run."""
-    if _libc is not None:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+# util-linux's setpriv asks the kernel to SIGTERM the child when the test process that started it exits
+# (PR_SET_PDEATHSIG, kept across the exec of python), so a worker that pytest-timeout ends, or any crash of
+# the suite, takes its cores and gateways with it instead of leaving them serving, holding ports and
+# database connections. Not a preexec_fn: a fork that runs Python code in the child runs the parent's
+# fork handlers first, and grpc's wait on its own threads there hung a worker.
+_SETPRIV = shutil.which("setpriv")
+_DIE_WITH_THE_SUITE = [_SETPRIV, "--pdeathsig", "SIGTERM", "--"] if _SETPRIV else []
 
 
 def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> RunningProcess:
@@ -177,13 +173,12 @@ def _spawn(name: str, module: str, env: Mapping[str, str], port: int) -> Running
     full_env = {**os.environ, **env, "PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1"}
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", module],
+            [*_DIE_WITH_THE_SUITE, sys.executable, "-m", module],
             cwd=ROOT,
             env=full_env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_the_suite,  # noqa: PLW1509 (async-signal-safe: one prctl call)
         )
     return RunningProcess(name, process, "127.0.0.1", port, log_path)
 

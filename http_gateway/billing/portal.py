@@ -19,6 +19,7 @@ from sanic.response import HTTPResponse
 from http_gateway.billing.pages import portal_assets, portal_rendering
 from http_gateway.billing.pages.portal_view import FORM_FIELDS, CardForm, PortalView, portal_view
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.forms import posted_form
 from http_gateway.edge.validation import Field, check_string, validate_body
 from http_gateway.pipeline.admission import (
     admit_api_key,
@@ -103,20 +104,6 @@ def _subscriptions_after(request: Request) -> str:
     return after if after.startswith("sub_") and len(after) <= 64 and after.isascii() else ""
 
 
-def _read_form(request: Request) -> Any:
-    """The posted form; a body no browser sends (not UTF-8, multipart without a boundary) reads as empty,
-    which the core then refuses (no anti-forgery token) without Sanic logging a traceback."""
-    content_type = request.headers.get("content-type", "").lower()
-    if content_type.startswith("multipart/form-data") and "boundary=" not in content_type:
-        return {}
-    if content_type.startswith("application/x-www-form-urlencoded"):
-        try:
-            (request.body or b"").decode("utf-8")
-        except UnicodeDecodeError:
-            return {}
-    return request.form or {}
-
-
 def _text(form: Any, name: str) -> str:
     return check_string(form.get(name) or "", f"card.{name}").strip()
 
@@ -180,7 +167,7 @@ async def payment_method_form(request: Request, token: str) -> HTTPResponse:
 
 
 async def update_payment_method(request: Request, token: str) -> HTTPResponse:
-    form = _read_form(request)
+    form = posted_form(request)
     try:
         view = await _page(request, token)
         try:
@@ -220,7 +207,7 @@ async def cancel_confirmation(request: Request, token: str, subscription_id: str
 
 
 async def cancel_subscription(request: Request, token: str, subscription_id: str) -> HTTPResponse:
-    form = _read_form(request)
+    form = posted_form(request)
     try:
         view = await _page(request, token, only=subscription_id)
         subscription = view.subscription(subscription_id)

@@ -16,6 +16,7 @@ from connect.v1 import common_pb2
 from sanic import Request
 
 from http_gateway.dashboard.sessions import DashboardSession
+from http_gateway.edge.forms import posted_form
 from http_gateway.pipeline.idempotency import MAX_KEY_LENGTH, fingerprint
 
 CSRF_FIELD = "csrf_token"
@@ -33,11 +34,7 @@ def new_key() -> str:
 
 def read_form(request: Request) -> dict[str, str]:
     """The posted fields as single strings (first value); a body no browser sends reads as empty."""
-    try:
-        (request.body or b"").decode("utf-8")
-        form: Any = request.form or {}
-    except (UnicodeDecodeError, ValueError):
-        return {}
+    form: Any = posted_form(request)
     return {name: str(form.get(name) or "") for name in form}
 
 

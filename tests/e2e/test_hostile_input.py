@@ -228,6 +228,21 @@ def test_invalid_utf8_in_the_no_js_form_answers_a_page(unthrottled_gateway, char
     assert response.status == 400 and response.headers["content-type"].startswith("text/html")
 
 
+@pytest.mark.parametrize("page", ["checkout", "/dashboard/sign-in", "/portal/junk/payment-method"])
+def test_a_multipart_form_without_a_boundary_answers_a_page(unthrottled_gateway, charges, page):
+    """No browser sends it; Sanic's own parsing would log a traceback at error level for each one (the
+    last test of the module reads the log)."""
+    target = f"/checkout/{charges['pending']}" if page == "checkout" else page
+    response = raw_post(
+        unthrottled_gateway.base_url,
+        target.encode(),
+        b'--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.c\r\n--x--\r\n',
+        content_type=b"multipart/form-data",
+    )
+    assert 400 <= response.status < 500, response.status
+    assert response.headers["content-type"].startswith("text/html")
+
+
 # --- headers of absurd length ------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from sanic import Blueprint, Request
 from sanic.response import HTTPResponse
 
 from http_gateway.edge.errors import ApiError
+from http_gateway.edge.forms import posted_form
 from http_gateway.edge.validation import check_string
 from http_gateway.payments.pages import assets, rendering
 from http_gateway.payments.pages.view import FORM_FIELDS, FormState, checkout_view, decline_message
@@ -84,24 +85,9 @@ async def _page_again(request: Request, charge_id: str) -> checkout_pb2.Checkout
     return page
 
 
-def _read_form(request: Request) -> Any:
-    """request.form, except for bodies no browser sends (not UTF-8, multipart without a boundary):
-    Sanic logs a traceback at error level for those, so a client could flood the log; they read as an
-    empty form, which the page answers by asking for the details again."""
-    content_type = request.headers.get("content-type", "").lower()
-    if content_type.startswith("multipart/form-data") and "boundary=" not in content_type:
-        return {}
-    if content_type.startswith("application/x-www-form-urlencoded"):
-        try:
-            (request.body or b"").decode("utf-8")
-        except UnicodeDecodeError:
-            return {}
-    return request.form or {}
-
-
 async def pay_with_form(request: Request, charge_id: str) -> HTTPResponse:
     """POST /checkout/{id} from the no-JS form: 303 to the merchant on success, else the page again."""
-    form: Any = _read_form(request)
+    form: Any = posted_form(request)
     try:
         await admit_public(request)
         try:

@@ -2,8 +2,9 @@
 # Runs pytest from the project venv; pytest's exit code is ours, so "no tests collected" (5) fails the run
 # rather than passing silently.
 #
-# Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 2, one per core;
-# each module stays on one worker, so module fixtures are made once; the longest modules first, in the
+# Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 3 on two cores:
+# e2e modules spend much of their time waiting on the processes they start: on one quiet machine, back to
+# back, the parallel part took 437 s with two and 394 s with three; each module stays on one worker, so module fixtures are made once; the longest modules first, in the
 # order tests/conftest.py sorts them, not xdist's most-tests-first), then the modules marked `serial`
 # alone — their assertions hold real-time bounds a second worker could push past (tests/serial_modules.txt).
 # Arguments that are all options (`--durations=30`, `-x`) go to both parts; any other argument (a path,
@@ -16,6 +17,6 @@ for arg in "$@"; do
 done
 mapfile -t serial < <(grep -v -e '^#' -e '^[[:space:]]*$' tests/serial_modules.txt)
 status=0
-"${PYTEST[@]}" -n "${TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -m "not serial" "$@" || status=$?
+"${PYTEST[@]}" -n "${TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder -m "not serial" "$@" || status=$?
 "${PYTEST[@]}" "$@" "${serial[@]}" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
 exit "$status"

@@ -3,10 +3,11 @@
 # rather than passing silently.
 #
 # Without arguments, the whole suite: first on TEST_WORKERS pytest-xdist workers (default 3 on two cores:
-# e2e modules spend much of their time waiting on the processes they start: on one quiet machine, back to
-# back, the parallel part took 437 s with two and 394 s with three; each module stays on one worker, so module fixtures are made once; the longest modules first, in the
-# order tests/conftest.py sorts them, not xdist's most-tests-first), then the modules marked `serial`
-# alone — their assertions hold real-time bounds a second worker could push past (tests/serial_modules.txt).
+# e2e modules spend much of their time waiting on the processes they start; on one quiet machine, back to
+# back, the parallel part took 437 s with two and 394 s with three). Each module stays on one worker, so
+# module fixtures are made once, and the longest modules go first, in the order tests/conftest.py sorts
+# them, not xdist's most-tests-first. Then the modules marked `serial` run alone — their assertions hold
+# real-time bounds another worker could push past (tests/serial_modules.txt).
 # Arguments that are all options (`--durations=30`, `-x`) go to both parts; any other argument (a path,
 # `-k expr`) selects tests, and pytest runs just those, in this one process.
 set -euo pipefail

@@ -37,7 +37,7 @@ from core_server.billing.storage.tax_rate_repository import PgTaxRateRepository
 from core_server.config import Settings
 from core_server.db.migrate import apply_migrations
 from core_server.db.notify_listener import PgNotifyWakeups
-from core_server.db.pool import DbPool, check_pooled_timeouts, open_pool
+from core_server.db.pool import DbPool, check_pooled_timeouts
 from core_server.developer_tools.application.cli_sessions import CliSessionService
 from core_server.developer_tools.application.cli_stream import CliEventStream
 from core_server.developer_tools.application.sandbox_reset import TestResetService
@@ -45,6 +45,7 @@ from core_server.developer_tools.storage.cli_session_repository import PgCliSess
 from core_server.developer_tools.storage.sandbox_data_store import PgTestDataStore
 from core_server.developer_tools.storage.sandbox_event_log import PgTestEventLog
 from core_server.dispatch_supervisor import DispatchSupervisor
+from core_server.dispatch_wiring import DISPATCH_DB_CONNECTIONS, build_dispatcher, open_settings_pool
 from core_server.kernel.application.clocks import MerchantClocks, SystemClock, TestClockService
 from core_server.kernel.application.heartbeat import CoreHeartbeat, CoreLiveness
 from core_server.kernel.application.idempotency import IdempotentRunner
@@ -57,7 +58,7 @@ from core_server.kernel.storage.heartbeats import PgHeartbeats
 from core_server.kernel.storage.idempotency_purge import PgIdempotencyPurge
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims
-from core_server.kernel.storage.outbox import DELIVERY_CHANNEL, DeliveryAnnouncer
+from core_server.kernel.storage.outbox import DeliveryAnnouncer
 from core_server.ledger.application.ledger import LedgerService
 from core_server.ledger.application.payout_run import PayoutRun
 from core_server.ledger.application.payouts import PayoutService
@@ -80,18 +81,15 @@ from core_server.payments.processors.live_processor import UnconfiguredLiveProce
 from core_server.payments.processors.routing import EnvironmentProcessors
 from core_server.payments.processors.sandbox_processor import SandboxProcessor
 from core_server.payments.storage.charge_repository import PgChargeRepository
+from core_server.sealing import payout_accounts, sealers
 from core_server.security.kdf_pool import KdfPool
-from core_server.security.keyring import Keyring, derive_key
-from core_server.security.payout_account import PURPOSE as PAYOUT_ACCOUNT_PURPOSE
-from core_server.security.payout_account import PayoutAccountBox
-from core_server.security.secret_box import SecretBox
+from core_server.security.keyring import derive_key
 from core_server.security.tokens import JwtIssuer
 from core_server.webhook_delivery import DispatcherOnLoop, WebhookDelivery
 from core_server.webhooks.application.events import EventService
 from core_server.webhooks.application.webhook_dispatcher import WebhookDispatcher
 from core_server.webhooks.application.webhooks import WebhookEndpointService
 from core_server.webhooks.senders.host_resolver import SystemHostResolver
-from core_server.webhooks.senders.webhook_sender import HttpWebhookSender
 from core_server.webhooks.storage.delivery_queue import PgDeliveryQueue
 from core_server.webhooks.storage.event_purge import PgEventPurge
 from core_server.webhooks.storage.event_repository import PgEventRepository
@@ -177,105 +175,9 @@ class Core:
             self.kdf_pool.close()
 
 
-# The payment-method vault seals gateway tokens with sealers(settings)["payment-method-token"], the payment
-# method id as context (core_server/sealed_columns.py rotates them on that contract).
-DISPATCH_DB_CONNECTIONS = 4
-"""The webhook dispatcher's own connections, at most: a claim, a record, the NOTIFY after creates and the
-one to the other cores, each at most one at a time. One is opened at start, the others on demand, so an
-idle core holds one more session than DB_POOL_MAX's, not four. With WEBHOOK_DISPATCH=process the core's
-pool of this size only ever opens one (the NOTIFY after creates), and the dispatcher process has a pool
-of this size of its own (one open, the claim, the record and its NOTIFY to the other cores on demand)."""
-
-SEALING_PURPOSES = ("webhook-secret", "idempotent-answer", "payment-method-token", PAYOUT_ACCOUNT_PURPOSE)
-
-
-def sealers(settings: Settings) -> dict[str, SecretBox]:
-    """One SecretBox per sealing purpose, each under the same keyring (scripts/rotate_keys.py uses
-    these too, so the core and a rotation always derive alike)."""
-    keyring = Keyring(settings.data_encryption_key, settings.data_encryption_keys)
-    return {purpose: SecretBox(keyring, purpose) for purpose in SEALING_PURPOSES}
-
-
-def payout_accounts(settings: Settings) -> PayoutAccountBox:
-    """How both repositories that read the payout account number open and seal it (DESIGN §10.9)."""
-    return PayoutAccountBox(sealers(settings)[PAYOUT_ACCOUNT_PURPOSE])
-
-
-async def _open_pool(settings: Settings, *, min_size: int, max_size: int) -> DbPool:
-    return await open_pool(
-        settings.database_url,
-        pooled=bool(settings.database_pooler),
-        min_size=min_size,
-        max_size=max_size,
-        timeout=settings.db_pool_timeout_seconds,
-        statement_timeout=settings.db_statement_timeout_seconds,
-        idle_in_transaction_timeout=settings.db_idle_in_transaction_timeout_seconds,
-        keepalive_idle=settings.db_keepalive_idle_seconds,
-    )
-
-
-def build_dispatcher(
-    settings: Settings, pool: DbPool, jobs: PgJobClaims, clocks: MerchantClocks
-) -> DispatcherOnLoop:
-    """The one webhook dispatcher, wherever it runs (WEBHOOK_DISPATCH): on the core's loop, or in the core's
-    dispatcher process (`build_dispatch_side`). `pool` is the dispatcher's own (claims and records wait
-    for nobody else's statements, issue 27); `jobs` names the core, so its claims go with the core's
-    heartbeat."""
-    sender = HttpWebhookSender(max_connections=settings.webhook_concurrency)
-    dispatcher = WebhookDispatcher(
-        PgDeliveryQueue(pool, jobs),
-        sender,
-        SystemHostResolver(timeout=settings.webhook_dns_timeout_seconds),
-        sealers(settings)["webhook-secret"],
-        clocks,
-        PgNotifyWakeups(settings.listen_url, DELIVERY_CHANNEL),
-        concurrency=settings.webhook_concurrency,
-        per_endpoint=settings.webhook_endpoint_concurrency,
-        per_merchant=settings.webhook_merchant_concurrency,
-        reserve=settings.webhook_reserved_slots,  # None: a quarter of the slots
-        timeout=settings.webhook_timeout_seconds,
-        lease=timedelta(seconds=settings.webhook_lease_seconds),
-        poll_interval=settings.webhook_poll_seconds,
-        allow_private_targets=settings.webhook_allow_private_targets,
-        starts_per_turn=settings.webhook_starts_per_turn,
-        gather=settings.webhook_gather_seconds,
-    )
-    return DispatcherOnLoop(dispatcher, sender)
-
-
-@dataclass
-class DispatchSide:
-    """A dispatcher process's whole wiring (dispatch_process.py): only what delivery needs. No Redis, no
-    migrations (its core applied them before it started it) and no heartbeat: its claims name the core
-    and go with the core's."""
-
-    delivery: DispatcherOnLoop
-    pool: DbPool
-    clock_listener: PgNotifyWakeups
-
-    async def close(self) -> None:
-        await self.delivery.close()
-        await self.clock_listener.close()
-        await self.pool.close()
-
-
-async def build_dispatch_side(settings: Settings) -> DispatchSide:
-    """The dispatcher of the core named `settings.process_name`, with a pool, a LISTEN on the sandbox
-    clocks' channel and clock offsets of its own (psycopg connections belong to one loop)."""
-    pool = await _open_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
-    offsets = PgClockOffsets(pool)
-    clock_listener = PgNotifyWakeups(settings.listen_url, CLOCK_CHANNEL)
-    await clock_listener.start(offsets.forget)
-    jobs = PgJobClaims(
-        pool, settings.process_name, lapse=timedelta(seconds=settings.core_heartbeat_lapse_seconds)
-    )
-    delivery = build_dispatcher(settings, pool, jobs, MerchantClocks(SystemClock(), offsets))
-    return DispatchSide(delivery, pool, clock_listener)
-
-
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     clock = clock or SystemClock()
-    pool = await _open_pool(settings, min_size=2, max_size=settings.db_pool_max)
+    pool = await open_settings_pool(settings, min_size=2, max_size=settings.db_pool_max)
     if settings.database_pooler:
         # The server connections must carry the time-outs a pooled client cannot send (docs/operations.md).
         await check_pooled_timeouts(
@@ -325,7 +227,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     # deliveries fell behind without bound; here they wait for nobody but each other, and take at most
     # DISPATCH_DB_CONNECTIONS of the database's sessions, whatever the load. The NOTIFY after a write that
     # queued deliveries goes over them too (outbox.py: no NOTIFY inside the writes' own commits).
-    dispatch_pool = await _open_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
+    dispatch_pool = await open_settings_pool(settings, min_size=1, max_size=DISPATCH_DB_CONNECTIONS)
     announcer = DeliveryAnnouncer(dispatch_pool)
     # Every sweep's claims (kernel/storage/job_claims.py) name this core and go with its heartbeat.
     jobs = PgJobClaims(

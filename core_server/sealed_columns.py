@@ -1,7 +1,7 @@
 """Every column that holds a value sealed with SecretBox, for scripts/rotate_keys.py.
 
 A new sealed column is one more SealedColumn here: its purpose (the SecretBox derivation of
-bootstrap.sealers), the statement that reads a batch of rows not yet under the current key, the
+sealing.sealers), the statement that reads a batch of rows not yet under the current key, the
 compare-and-set statement that writes one re-sealed row, and how a row's authenticated context is formed.
 """
 

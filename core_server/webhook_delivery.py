@@ -1,7 +1,7 @@
 """How a core delivers webhooks (WEBHOOK_DISPATCH): the dispatcher on an event loop, or a child process.
 
-Either way it is the one `WebhookDispatcher`, built by `bootstrap.build_dispatcher`: on the core's own loop
-(`inline`), or on the loop of a process the core starts and supervises (`process`,
+Either way it is the one `WebhookDispatcher`, built by `dispatch_wiring.build_dispatcher`: on the core's
+own loop (`inline`), or on the loop of a process the core starts and supervises (`process`,
 dispatch_supervisor.py), where it runs as `DispatcherOnLoop` again. main.py runs `run_forever` as one of
 the core's jobs, cancels it at shutdown and then calls `close`.
 """

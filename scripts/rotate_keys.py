@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core_server.bootstrap import sealers  # noqa: E402 - after the path set-up above
 from core_server.config import ConfigError, Settings  # noqa: E402
 from core_server.db.migrate import apply_migrations  # noqa: E402
 from core_server.db.pool import open_pool  # noqa: E402
 from core_server.key_rotation import rotate_column  # noqa: E402
 from core_server.merchants.storage.merchant_repository import PgMerchantRepository  # noqa: E402
 from core_server.sealed_columns import SEALED_COLUMNS  # noqa: E402
+from core_server.sealing import sealers  # noqa: E402 - after the path set-up above
 from core_server.security.payout_account import PURPOSE as PAYOUT_ACCOUNT  # noqa: E402
 from core_server.security.payout_account import PayoutAccountBox  # noqa: E402
 

@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 from connect import errors
 
-from core_server.bootstrap import Core, payout_accounts
+from core_server.bootstrap import Core
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.domain.errors import RateLimited, Unauthenticated
@@ -21,6 +21,7 @@ from core_server.locking.errors import LockServiceUnavailable
 from core_server.merchants.application.merchants import MerchantService
 from core_server.merchants.storage.login_attempts import RedisLoginAttempts
 from core_server.merchants.storage.merchant_repository import PgMerchantRepository
+from core_server.sealing import payout_accounts
 from core_server.security.tokens import JwtIssuer
 from tests.integration.core.conftest import make_core
 

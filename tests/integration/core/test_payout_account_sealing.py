@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core_server.bootstrap import Core, payout_accounts
+from core_server.bootstrap import Core
 from core_server.merchants.storage.merchant_repository import PgMerchantRepository
+from core_server.sealing import payout_accounts
 from core_server.security.secret_box import SecretUnreadable
 from tests.integration.core.factories import new_owner
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from core_server.bootstrap import Core, payout_accounts
+from core_server.bootstrap import Core
 from core_server.config import Settings
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.job_claims import JobClaim
@@ -26,6 +26,7 @@ from core_server.ledger.storage.payout_repository import PgPayoutRepository
 from core_server.payments.application.charges import NewCharge
 from core_server.payments.domain.card import CardInput
 from core_server.payments.domain.charge import Charge
+from core_server.sealing import payout_accounts
 from tests.integration.core.conftest import make_core
 from tests.integration.core.factories import captured_charge, new_owner
 from tests.integration.core.test_subscription_service import customer_with_card, monthly_price

@@ -6,11 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from core_server.bootstrap import Core, sealers
+from core_server.bootstrap import Core
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import NotFound, ParameterInvalid
 from core_server.kernel.domain.sealed import Sealed
+from core_server.sealing import sealers
 from core_server.webhooks.domain.webhook_endpoint import WebhookEndpointStatus
 from tests.integration.core.factories import new_charge, new_owner
 from tests.webhook_receivers import WebhookReceiver, start_receiver

@@ -119,10 +119,12 @@ class DeliveryQueue(Protocol):
         reserve: int,
         token: str,
         endpoint_busy: Mapping[str, int] | None = None,
+        ahead: int = 0,
     ) -> list[ClaimedDelivery]:
         """Leases up to `limit` due deliveries (FOR UPDATE SKIP LOCKED) of endpoints not paused, at most
         `per_endpoint` each less its attempts in flight here (`endpoint_busy`; one for an endpoint on
-        probation), round-robin over merchants: the merchant
+        probation) plus `ahead` claimed ahead of that quota, which rank after every other candidate;
+        round-robin over merchants: the merchant
         holding the fewest slots (`merchant_busy` counts this process's attempts in flight) is served
         first, none beyond `per_merchant`; and a merchant's second and further slots never take the last
         `reserve` free ones, kept for merchants with nothing in flight."""

@@ -19,6 +19,15 @@ slots only ever go to a merchant with nothing in flight here: however many accou
 silent receivers, another merchant's event finds a free slot at once (DESIGN §10.9). An endpoint that
 keeps timing out is paused with back-off (webhook_pause.py), so silent receivers stop holding slots.
 
+A claim takes up to a quota's worth of an endpoint's rows beyond its quota ("ahead"): they wait here,
+leased, and the moment one of the endpoint's POSTs is answered the next one starts, without waiting for a
+claim. Without them an endpoint's POSTs each waited for a wake-up, the gather and a claim statement; on two
+busy cores that capped one endpoint at about 400 deliveries a second whatever the CPU left (BENCHMARKS.md,
+"Speed, round 7"). A row waits for at most one attempt of the one ahead of it, so this is only done when
+the lease covers three attempts (its wait, its own, its record); rows still waiting at shutdown keep their
+leases, like the attempts cut off then. The quotas still count only POSTs under way, and rows claimed
+ahead take none of the `concurrency` slots (`_free`).
+
 Deliveries get a bounded share of the core, so they cannot starve the request path that shares its event
 loop: at most `concurrency` sends at once, and at most `starts_per_turn` attempts started per turn of the
 loop (requests ready meanwhile run between two groups). Each attempt costs little beyond its POST: a
@@ -33,7 +42,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from datetime import timedelta
 
 from core_server.kernel.application.clocks import merchant_now
@@ -119,6 +128,10 @@ class WebhookDispatcher:
         # Attempts whose POST is under way in this process: delivery id -> (endpoint id, merchant id).
         # Only these count against an endpoint's and a merchant's quota: they are what a receiver sees.
         self._inflight: dict[str, tuple[str, str]] = {}
+        # Claimed ahead of their endpoint's quota, in claim order (see the module docstring): an endpoint
+        # has rows here only while its quota is full, and each answered POST starts the next one.
+        self._ahead_depth = per_endpoint if lease.total_seconds() >= 3 * timeout else 0
+        self._ahead: dict[str, deque[ClaimedDelivery]] = {}
         # Attempts answered whose record is not written yet. Each still holds one of the `concurrency`
         # slots (and its row's lease, so no claim takes the pair again), not its endpoint's quota: the
         # next POST to that endpoint starts while the record of the last one is written.
@@ -139,8 +152,9 @@ class WebhookDispatcher:
         return self._recorder.statements
 
     async def run_once(self) -> int:
-        """Claims what fits into the free slots, makes those attempts and records them; returns how many."""
-        claimed = await self._claim()
+        """Claims what fits into the free slots (none ahead), makes those attempts and records them;
+        returns how many."""
+        claimed, _ = await self._claim(ahead=0)
         await asyncio.gather(*(self._deliver(c) for c in claimed))
         return len(claimed)
 
@@ -162,23 +176,21 @@ class WebhookDispatcher:
                 # Until the claim says otherwise: an attempt finishing during the claim frees room that
                 # the claim's caps, counted before it, did not see.
                 self._room_bound = True
-                claimed = []
+                claimed: list[ClaimedDelivery] = []
+                taken = 0
                 if free > 0:
                     try:
-                        claimed = await self._claim()
+                        claimed, taken = await self._claim(ahead=self._ahead_depth)
                     except asyncio.CancelledError:
                         raise
                     except Exception:  # noqa: BLE001 - the database may be down; poll again later
                         logger.exception("claiming webhook deliveries failed")
                 for started, delivery in enumerate(claimed, 1):
-                    name = f"webhook-{delivery.delivery_id}"
-                    task = asyncio.create_task(self._deliver(delivery), name=name)
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                    self._launch(delivery)
                     if started % self._starts_per_turn == 0:
                         # The loop's other work (requests) runs before the next group starts.
                         await asyncio.sleep(0)
-                if free > 0 and len(claimed) == free:
+                if free > 0 and taken == free:
                     continue  # every free slot was filled: more may be due right now
                 # Sleeps until a NOTIFY, a finished attempt that frees room the last claim lacked (a slot,
                 # an endpoint's or a merchant's quota) or that a resend re-queued, or the poll.
@@ -192,21 +204,50 @@ class WebhookDispatcher:
             if self._tasks:
                 await asyncio.wait(set(self._tasks), timeout=min(self._timeout, SHUTDOWN_GRACE_SECONDS))
             await cancel_and_wait(*self._tasks)
+            self._ahead.clear()  # leased, not sent: they go again once their leases lapse
             if self._wakeups is not None:
                 await self._wakeups.close()
 
     def _free(self) -> int:
-        """Slots of `concurrency` not held by an attempt, whether it is sending or being recorded."""
+        """Slots of `concurrency` not held by an attempt, whether it is sending or being recorded. Rows
+        claimed ahead hold none (no socket, no task): an endpoint's backlog must not take the slots of
+        another endpoint's first POST. They are bounded all the same: only an endpoint whose quota is
+        full has any, at most a quota's worth, so never more than `concurrency` in all."""
         return self._concurrency - len(self._inflight) - self._recording
 
-    async def _claim(self) -> list[ClaimedDelivery]:
+    def _launch(self, delivery: ClaimedDelivery) -> None:
+        """Starts the attempt of a delivery already counted in `_inflight`."""
+        task = asyncio.create_task(self._deliver(delivery), name=f"webhook-{delivery.delivery_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _start_waiting(self, endpoint_id: str) -> None:
+        """One of the endpoint's POSTs was answered: its next row claimed ahead takes the place."""
+        waiting = self._ahead.get(endpoint_id)
+        if not waiting:
+            return
+        delivery = waiting.popleft()
+        if not waiting:
+            del self._ahead[endpoint_id]
+        self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
+        self._launch(delivery)
+
+    async def _claim(self, *, ahead: int) -> tuple[list[ClaimedDelivery], int]:
+        """Claims into the free slots, up to `ahead` rows of an endpoint beyond its quota; returns the
+        deliveries to start now (already counted in `_inflight`) and how many rows were claimed."""
         free = self._free()
         if free <= 0:
-            return []
+            return [], 0
         now = self._clocks.system().now()
         busy = Counter(endpoint for endpoint, _ in self._inflight.values())
-        saturated = [endpoint for endpoint, n in busy.items() if n >= self._per_endpoint]
         merchant_busy = Counter(merchant for _, merchant in self._inflight.values())
+        for endpoint, waiting in self._ahead.items():
+            busy[endpoint] += len(waiting)
+            merchant_busy.update(delivery.merchant_id for delivery in waiting)
+        cap = self._per_endpoint + ahead
+        saturated = [endpoint for endpoint, n in busy.items() if n >= cap]
+        # What the claim counts against an endpoint's quota: its POSTs under way and the rows waiting
+        # (only an endpoint whose quota is full has any, so its quota is spent and `ahead` bounds them).
         # Awaits the claiming transaction; only this coroutine claims, so the slot count cannot grow (an
         # attempt finishing meanwhile only frees room, seen by the next claim).
         claimed = await self._queue.claim(
@@ -214,20 +255,28 @@ class WebhookDispatcher:
             now + self._lease,
             free,
             per_endpoint=self._per_endpoint,
+            ahead=ahead,
             skip_endpoints=saturated,
-            endpoint_busy={endpoint: n for endpoint, n in busy.items() if n < self._per_endpoint},
+            endpoint_busy={endpoint: n for endpoint, n in busy.items() if n < cap},
             per_merchant=self._per_merchant,
             merchant_busy=dict(merchant_busy),
             reserve=self._reserve,
             token=uuid.uuid4().hex,
         )
+        sending = Counter(endpoint for endpoint, _ in self._inflight.values())
+        start = []
         for delivery in claimed:
-            self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
+            if sending[delivery.endpoint_id] < self._per_endpoint:
+                sending[delivery.endpoint_id] += 1
+                self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
+                start.append(delivery)
+            else:
+                self._ahead.setdefault(delivery.endpoint_id, deque()).append(delivery)
         endpoint_held = busy + Counter(d.endpoint_id for d in claimed)
         held = merchant_busy + Counter(d.merchant_id for d in claimed)
         more_due = bool(claimed) and (
             len(claimed) >= max(free - self._reserve, 1)  # the free slots or the shared ones are taken
-            or any(endpoint_held[d.endpoint_id] >= self._per_endpoint for d in claimed)
+            or any(endpoint_held[d.endpoint_id] >= cap for d in claimed)
             or any(held[d.merchant_id] >= self._per_merchant for d in claimed)
         )
         self._room_bound = (
@@ -245,7 +294,7 @@ class WebhookDispatcher:
                 await self._queue.announce()
             except Exception as exc:  # noqa: BLE001 - only an optimisation; the claimed rows must still go
                 logger.warning("could not wake the other dispatchers: %s", type(exc).__name__)
-        return claimed
+        return start, len(claimed)
 
     async def _deliver(self, claimed: ClaimedDelivery) -> None:
         recording = False
@@ -265,6 +314,7 @@ class WebhookDispatcher:
             # The receiver is done with it: its endpoint's and merchant's quota go to the next attempt
             # now, while this one is recorded (its row stays leased until then).
             self._inflight.pop(claimed.delivery_id, None)
+            self._start_waiting(claimed.endpoint_id)
             self._recording += 1
             recording = True
             if self._room_bound:
@@ -304,8 +354,8 @@ class WebhookDispatcher:
         finally:
             if recording:
                 self._recording -= 1
-            else:
-                self._inflight.pop(claimed.delivery_id, None)
+            elif self._inflight.pop(claimed.delivery_id, None) is not None:
+                self._start_waiting(claimed.endpoint_id)
             if self._room_bound:
                 self._wake.set()
 

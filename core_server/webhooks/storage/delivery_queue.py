@@ -53,7 +53,9 @@ _DUE = (
 # merchant with something due gets its first slot before any gets its second. No merchant goes beyond
 # `per_merchant`, and a merchant's second and further slots never take the last `reserve` free slots:
 # a merchant with nothing in flight finds one free at once, however many merchants' receivers hang.
-# At most `per_endpoint` come from one endpoint, less its attempts in flight at this core; a paused
+# At most `per_endpoint` come from one endpoint, less its attempts in flight at this core, plus up to `ahead`
+# more, claimed ahead of its quota (webhook_dispatcher.py): those rank after every other candidate, for the
+# merchant's load and for the batch, so they only ever take places nothing within a quota wanted; a paused
 # endpoint gives none, and one on probation after a pause (webhook_pause.py) gives one, only while none of
 # its deliveries is leased (its probe is out).
 # That check reads, locking no endpoint row: a claim that locked endpoints after deliveries could deadlock
@@ -70,8 +72,15 @@ WITH busy AS (
     FROM unnest(%(busy_merchants)s::text[], %(merchant_busy)s::int[]) AS b(merchant_id, n)
 ),
 candidates AS (
-    SELECT due.id, due.next_attempt_at, due.seq, w.merchant_id
+    SELECT due.id, due.next_attempt_at, due.seq, w.merchant_id, w.id AS endpoint_id, quota.left_here
     FROM webhook_endpoints w
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN w.consecutive_timeouts >= %(probe_after)s THEN 1
+                    ELSE %(per_endpoint)s - COALESCE((
+                         SELECT eb.n FROM unnest(%(busy_endpoints)s::text[], %(endpoint_busy)s::int[])
+                                       AS eb(endpoint_id, n)
+                          WHERE eb.endpoint_id = w.id), 0) END AS left_here
+    ) quota
     CROSS JOIN LATERAL (
         SELECT d.id, d.next_attempt_at, d.seq
         FROM webhook_deliveries d
@@ -80,10 +89,7 @@ candidates AS (
     + """
         ORDER BY d.next_attempt_at, d.seq
         LIMIT CASE WHEN w.consecutive_timeouts >= %(probe_after)s THEN 1
-                   ELSE %(per_endpoint)s - COALESCE((
-                        SELECT eb.n FROM unnest(%(busy_endpoints)s::text[], %(endpoint_busy)s::int[])
-                                      AS eb(endpoint_id, n)
-                         WHERE eb.endpoint_id = w.id), 0) END
+                   ELSE greatest(quota.left_here + %(ahead)s, 0) END
         FOR UPDATE SKIP LOCKED
     ) due
     WHERE w.status <> 'disabled' AND NOT (w.id = ANY(%(skip)s::text[]))
@@ -94,16 +100,22 @@ candidates AS (
     + claim_free("leased")
     + """))
 ),
-loaded AS (
-    SELECT c.id, c.next_attempt_at, c.seq,
-           COALESCE(busy.n, 0)
-             + row_number() OVER (PARTITION BY c.merchant_id ORDER BY c.next_attempt_at, c.seq) AS load
+ranked AS (
+    SELECT c.*, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.seq)
+                  > c.left_here AS ahead
     FROM candidates c
-    LEFT JOIN busy ON busy.merchant_id = c.merchant_id
+),
+loaded AS (
+    SELECT r.id, r.next_attempt_at, r.seq, r.ahead,
+           COALESCE(busy.n, 0)
+             + row_number() OVER (PARTITION BY r.merchant_id ORDER BY r.ahead, r.next_attempt_at, r.seq)
+             AS load
+    FROM ranked r
+    LEFT JOIN busy ON busy.merchant_id = r.merchant_id
 ),
 ordered AS (
     SELECT l.id, l.load,
-           row_number() OVER (ORDER BY l.load, l.next_attempt_at, l.seq) AS position
+           row_number() OVER (ORDER BY l.ahead, l.load, l.next_attempt_at, l.seq) AS position
     FROM loaded l
     WHERE l.load <= %(per_merchant)s
 ),
@@ -269,6 +281,7 @@ class PgDeliveryQueue:
         reserve: int,
         token: str,
         endpoint_busy: Mapping[str, int] | None = None,
+        ahead: int = 0,
     ) -> list[ClaimedDelivery]:
         endpoint_busy = endpoint_busy or {}
         params = {
@@ -276,6 +289,7 @@ class PgDeliveryQueue:
             "now": now,
             "limit": limit,
             "per_endpoint": per_endpoint,
+            "ahead": ahead,
             "skip": list(skip_endpoints),
             "per_merchant": per_merchant,
             "busy_merchants": list(merchant_busy),

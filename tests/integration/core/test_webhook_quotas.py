@@ -203,3 +203,31 @@ async def test_deliveries_go_out_while_requests_hold_every_connection_of_the_sha
             await asyncio.gather(*holders)
     finally:
         await core.close()
+
+
+async def test_an_endpoint_at_its_quota_has_its_next_rows_claimed_ahead_and_sent_as_posts_are_answered(
+    isolated_settings: Settings, clock: SettableClock, isolated_pool: object, receiver: WebhookReceiver
+) -> None:
+    """With a backlog, one claim leases a quota's worth beyond the quota; those rows wait in the
+    dispatcher and each starts when a POST is answered (no claim statement in between), while the
+    receiver never has more than the quota at once."""
+    settings = dataclasses.replace(
+        isolated_settings,
+        webhook_concurrency=8,
+        webhook_endpoint_concurrency=2,
+        webhook_merchant_concurrency=8,
+    )
+    async with six_charges_to_one_endpoint(settings, clock, receiver) as (core, owner, endpoint_id):
+        receiver.behave("/hook", delay=0.4)
+        async with dispatching(core):
+            await receiver.wait_for(2, "/hook")  # the quota's two POSTs are under way (0.4 s each)
+            async with core.pool.connection() as conn:
+                cursor = await conn.execute(
+                    "SELECT count(*) AS n FROM webhook_deliveries"
+                    " WHERE endpoint_id = %s AND status = 'pending' AND claim_token IS NOT NULL",
+                    (endpoint_id,),
+                )
+                row = await cursor.fetchone()
+            assert row is not None and row["n"] == 4  # two sending, two claimed ahead
+            await settled(core, (owner, endpoint_id), 6)
+    assert receiver.max_concurrency <= 2

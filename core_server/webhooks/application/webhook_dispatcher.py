@@ -129,7 +129,8 @@ class WebhookDispatcher:
         # Only these count against an endpoint's and a merchant's quota: they are what a receiver sees.
         self._inflight: dict[str, tuple[str, str]] = {}
         # Claimed ahead of their endpoint's quota, in claim order (see the module docstring): an endpoint
-        # has rows here only while its quota is full, and each answered POST starts the next one.
+        # has rows here only while its quota (or every slot) is full; each answered POST starts the next
+        # one, and each written record if it was the slot that lacked.
         self._ahead_depth = per_endpoint if lease.total_seconds() >= 3 * timeout else 0
         self._ahead: dict[str, deque[ClaimedDelivery]] = {}
         # Attempts answered whose record is not written yet. Each still holds one of the `concurrency`
@@ -211,8 +212,8 @@ class WebhookDispatcher:
     def _free(self) -> int:
         """Slots of `concurrency` not held by an attempt, whether it is sending or being recorded. Rows
         claimed ahead hold none (no socket, no task): an endpoint's backlog must not take the slots of
-        another endpoint's first POST. They are bounded all the same: only an endpoint whose quota is
-        full has any, at most a quota's worth, so never more than `concurrency` in all."""
+        another endpoint's first POST. They are bounded all the same: a claim takes them only for an
+        endpoint whose quota is full, at most a quota's worth. And they start only into a free slot."""
         return self._concurrency - len(self._inflight) - self._recording
 
     def _launch(self, delivery: ClaimedDelivery) -> None:
@@ -221,16 +222,21 @@ class WebhookDispatcher:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _start_waiting(self, endpoint_id: str) -> None:
-        """One of the endpoint's POSTs was answered: its next row claimed ahead takes the place."""
-        waiting = self._ahead.get(endpoint_id)
-        if not waiting:
+    def _start_waiting(self) -> None:
+        """Starts the rows claimed ahead whose endpoint has a place in its quota again, in claim order,
+        while a slot is free (an answered POST frees its endpoint's place; its record, the slot)."""
+        if not self._ahead:
             return
-        delivery = waiting.popleft()
-        if not waiting:
-            del self._ahead[endpoint_id]
-        self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
-        self._launch(delivery)
+        sending = Counter(endpoint for endpoint, _ in self._inflight.values())
+        for endpoint_id in list(self._ahead):
+            waiting = self._ahead[endpoint_id]
+            while waiting and sending[endpoint_id] < self._per_endpoint and self._free() > 0:
+                delivery = waiting.popleft()
+                sending[endpoint_id] += 1
+                self._inflight[delivery.delivery_id] = (delivery.endpoint_id, delivery.merchant_id)
+                self._launch(delivery)
+            if not waiting:
+                del self._ahead[endpoint_id]
 
     async def _claim(self, *, ahead: int) -> tuple[list[ClaimedDelivery], int]:
         """Claims into the free slots, up to `ahead` rows of an endpoint beyond its quota; returns the
@@ -314,9 +320,9 @@ class WebhookDispatcher:
             # The receiver is done with it: its endpoint's and merchant's quota go to the next attempt
             # now, while this one is recorded (its row stays leased until then).
             self._inflight.pop(claimed.delivery_id, None)
-            self._start_waiting(claimed.endpoint_id)
             self._recording += 1
             recording = True
+            self._start_waiting()
             if self._room_bound:
                 self._wake.set()
             latency_ms = int((loop.time() - started) * 1000)
@@ -354,8 +360,9 @@ class WebhookDispatcher:
         finally:
             if recording:
                 self._recording -= 1
-            elif self._inflight.pop(claimed.delivery_id, None) is not None:
-                self._start_waiting(claimed.endpoint_id)
+            else:
+                self._inflight.pop(claimed.delivery_id, None)
+            self._start_waiting()
             if self._room_bound:
                 self._wake.set()
 

@@ -231,3 +231,42 @@ async def test_an_endpoint_at_its_quota_has_its_next_rows_claimed_ahead_and_sent
             assert row is not None and row["n"] == 4  # two sending, two claimed ahead
             await settled(core, (owner, endpoint_id), 6)
     assert receiver.max_concurrency <= 2
+
+
+async def test_rows_claimed_ahead_start_only_into_a_free_slot(
+    isolated_settings: Settings,
+    clock: SettableClock,
+    isolated_pool: object,
+    receiver: WebhookReceiver,
+    records_held: asyncio.Event,
+) -> None:
+    """Four slots, quotas of two: /a's claim takes its two and two ahead; another merchant's hanging /b
+    then takes the last two slots. /a's answered attempts are being recorded (records held), so they hold
+    their slots, and its rows ahead must wait for a record, not just for an answer."""
+    settings = dataclasses.replace(
+        isolated_settings,
+        webhook_concurrency=4,
+        webhook_endpoint_concurrency=2,
+        webhook_merchant_concurrency=8,
+        webhook_reserved_slots=0,
+    )
+    core = await make_core(settings, clock)
+    try:
+        first, second = await new_owner(core), await new_owner(core)
+        receiver.behave("/a", delay=0.3)
+        receiver.behave("/b", mode="hang")
+        await core.webhooks.create(first, receiver.url("/a"), ["*"], None)
+        await core.webhooks.create(second, receiver.url("/b"), ["*"], None)
+        for _ in range(4):
+            await new_charge(core, first)
+        async with dispatching(core):
+            await receiver.wait_for(2, "/a", timeout=5.0)  # two sending, two claimed ahead
+            for _ in range(2):
+                await new_charge(core, second)
+            await receiver.wait_for(2, "/b", timeout=5.0)  # the last two slots
+            await asyncio.sleep(0.8)  # /a's two are answered and being recorded
+            assert len(receiver.received("/a")) == 2
+            records_held.set()
+            await receiver.wait_for(4, "/a", timeout=5.0)
+    finally:
+        await core.close()

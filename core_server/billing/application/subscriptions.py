@@ -45,12 +45,7 @@ from core_server.billing.application.tax_rates import TaxRateService
 from core_server.billing.domain.billing_steps import MAX_STEPS, StepKind
 from core_server.billing.domain.customer import validate_customer_metadata
 from core_server.billing.domain.invoice import BillingReason, Invoice
-from core_server.billing.domain.subscription import (
-    COLLECTION_METHOD,
-    SUBSCRIPTION_ID_RE,
-    Subscription,
-    SubscriptionStatus,
-)
+from core_server.billing.domain.subscription import COLLECTION_METHOD, SUBSCRIPTION_ID_RE, Subscription
 from core_server.billing.domain.subscription_changes import (
     AddItem,
     Preview,
@@ -66,6 +61,7 @@ from core_server.billing.domain.subscription_item import (
     SubscriptionItem,
     item_not_found,
 )
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner

@@ -22,6 +22,7 @@ from core_server.billing.application.invoices import InvoiceService
 from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
 from core_server.billing.application.portal_sessions import PortalSessionService
+from core_server.billing.application.references import BillingReferences
 from core_server.billing.application.subscription_actor import SubscriptionActor
 from core_server.billing.application.subscriptions import SubscriptionService
 from core_server.billing.application.tax_rates import TaxRateService
@@ -343,13 +344,20 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     )
     payout_repo = PgPayoutRepository(pool, accounts, jobs)
     payouts = PayoutService(payout_repo, clocks)
+    billing_run = BillingRun(
+        subscription_repo,
+        subscriptions,
+        subscription_actors,
+        BillingReferences(plans, customers, tax_rates),
+        ask_timeout=ask_timeout,
+    )
     # A new default payment method retries what its customer's subscriptions owe (DESIGN §9).
-    customers.on_default_changed(subscriptions.retry_open_invoices)
-    payment_methods.on_default_changed(subscriptions.retry_open_invoices)
+    customers.on_default_changed(billing_run.retry_open_invoices)
+    payment_methods.on_default_changed(billing_run.retry_open_invoices)
     sweeps.append(
         TimerSweep(
             "billing",
-            BillingRun(subscription_repo, subscriptions),
+            billing_run,
             clock,
             jobs,
             interval=settings.billing_interval_seconds,

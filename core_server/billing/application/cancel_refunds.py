@@ -9,7 +9,7 @@ first of them made. What is refunded is at most what the charge still holds; a c
 
 from __future__ import annotations
 
-from core_server.billing.domain.subscription import PendingCancelRefund
+from core_server.billing.domain.subscription_lifecycle import PendingCancelRefund
 from core_server.kernel.application.idempotency import IdempotentRunner
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import IdempotencyRequest

@@ -37,7 +37,8 @@ from core_server.billing.domain.portal_session import (
     upcoming_invoice,
     validate_return_url,
 )
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.ports import Clocks

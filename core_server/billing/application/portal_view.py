@@ -16,8 +16,9 @@ from core_server.billing.domain.customer import Customer
 from core_server.billing.domain.invoice import Invoice
 from core_server.billing.domain.payment_method import PaymentMethod
 from core_server.billing.domain.portal_session import PortalSession, UpcomingInvoice
-from core_server.billing.domain.subscription import CHANGEABLE, Subscription
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_item import ItemStatus
+from core_server.billing.domain.subscription_status import CHANGEABLE
 from core_server.kernel.domain.money import format_amount
 from core_server.kernel.domain.public_json import JSON, compact_json, unix_seconds
 from core_server.merchants.domain.merchant import Profile

@@ -26,7 +26,8 @@ from core_server.billing.application.subscription_ports import SubscriptionRepos
 from core_server.billing.application.subscription_view import subscription_events
 from core_server.billing.domain.billing_steps import INVOICING_STEPS, Step, apply_step, next_step
 from core_server.billing.domain.invoice import InvoiceStatus
-from core_server.billing.domain.subscription import Subscription, still_owed
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import still_owed
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim

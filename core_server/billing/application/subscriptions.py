@@ -9,9 +9,10 @@ the two, the OPEN invoice without an attempt is collected by the next request fo
 a retry with the same Idempotency-Key, or the billing run), and the unique (invoice, attempt) charge
 makes sure it is charged once.
 
-Longer than 500 lines because it is the one service every subscription route and the billing run go
-through; the rules live in the domain, the money step in invoice_collection.py and cancel_refunds.py,
-and what remains here is the sequencing of reads, turns and collections each use case needs.
+The billing run's work for one subscription, and the retry a new default payment method makes, are in
+billing_run.py; the rules live in the domain, the money step in invoice_collection.py and
+cancel_refunds.py, and what remains here is the sequencing of reads, turns and collections each request
+needs.
 """
 
 from __future__ import annotations
@@ -31,26 +32,16 @@ from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
 from core_server.billing.application.ports import CustomerBalances
 from core_server.billing.application.references import BillingReferences
-from core_server.billing.application.subscription_actor import (
-    Change,
-    RunDue,
-    subscription_not_found,
-)
+from core_server.billing.application.subscription_actor import Change, subscription_not_found
 from core_server.billing.application.subscription_ports import (
     SubscriptionQuery,
     SubscriptionRepository,
 )
 from core_server.billing.application.subscription_view import ordered_items, subscription_events
 from core_server.billing.application.tax_rates import TaxRateService
-from core_server.billing.domain.billing_steps import MAX_STEPS, StepKind
 from core_server.billing.domain.customer import validate_customer_metadata
 from core_server.billing.domain.invoice import BillingReason, Invoice
-from core_server.billing.domain.subscription import (
-    COLLECTION_METHOD,
-    SUBSCRIPTION_ID_RE,
-    Subscription,
-    SubscriptionStatus,
-)
+from core_server.billing.domain.subscription import COLLECTION_METHOD, SUBSCRIPTION_ID_RE, Subscription
 from core_server.billing.domain.subscription_changes import (
     AddItem,
     Preview,
@@ -66,7 +57,7 @@ from core_server.billing.domain.subscription_item import (
     SubscriptionItem,
     item_not_found,
 )
-from core_server.billing.domain.tax import TaxRate
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.kernel.application.clocks import merchant_now
 from core_server.kernel.application.idempotency import Claim, IdempotentRunner
 from core_server.kernel.application.owner import Owner
@@ -454,55 +445,7 @@ class SubscriptionService:
         final = await self._collector.collect(owner, after)
         return self._known_item(final, item_id)
 
-    # -- the billing run ----------------------------------------------------------------------------------
-
-    async def run_due(self, subscription_id: str) -> bool:
-        """Every billing step due for the subscription at its merchant's time, one at a time, each at its
-        own time and with its charge made before the next (the billing run's work for one entity);
-        True when anything happened. Each step is one turn of the actor: the tax rate read when the
-        step opens an invoice, the step saved, the invoice collected."""
-        changed = False
-        for _ in range(MAX_STEPS):
-            taken = await self._actors.ask(subscription_id, RunDue(self._rate_for), timeout=self._ask_timeout)
-            if taken is None:
-                break
-            changed = True
-            if taken.step.kind is StepKind.CANCEL_REFUND:
-                # A cancel cut short by a crash: its refund, once. If it cannot be made now (its key is
-                # busy: the request is finishing it), the next pass looks again.
-                finished = await self.finish_cancel_refund(taken.owner, subscription_id)
-                if finished.pending_cancel_refund is not None:
-                    break
-            elif not taken.more_due:
-                break
-        return changed
-
-    async def _rate_for(self, subscription: Subscription) -> TaxRate | None:
-        owner = Owner(subscription.merchant_id, subscription.environment)
-        return await self._refs.rate_for(owner, subscription.tax_rate_id, subscription.customer_id)
-
-    async def retry_open_invoices(self, owner: Owner, customer_id: str) -> None:
-        """A new default payment method retries, at once, what each of the customer's PAST_DUE or UNPAID
-        subscriptions owes (DESIGN §9): the OPEN invoice, or the UNCOLLECTIBLE one whose retries ran out.
-        Paid in full, the subscription is ACTIVE again."""
-        for status in (SubscriptionStatus.PAST_DUE, SubscriptionStatus.UNPAID):
-            page = await self._subscriptions.list(
-                SubscriptionQuery(
-                    owner.merchant_id,
-                    owner.environment,
-                    customer_id=customer_id,
-                    status=status.value,
-                    limit=100,
-                )
-            )
-            for subscription in page.items:
-                if not subscription.owed():
-                    continue
-                # What is owed is read again in the actor's turn: a scheduled retry may be running.
-                settled = await self._collector.collect_owed(owner, subscription)
-                if status is SubscriptionStatus.UNPAID and settled.status is SubscriptionStatus.ACTIVE:
-                    # Its period in progress is billed now, not at the next hourly run.
-                    await self.run_due(subscription.id)
+    # -- invoices -------------------------------------------------------------------------------------------
 
     async def void_invoice(
         self, owner: Owner, invoice_id: str, claim: Claim[Invoice] | None = None

@@ -2,8 +2,9 @@
 
 Rule: a credit only returns time that was billed, and a charge only bills time that no other line bills.
 An item keeps the units some line has billed up to the period's end (`SubscriptionItem.billed`); a move
-reads and updates them here, and returns the lines — the subscription aggregate (subscription.py) defers
-or invoices them. Pure: the period, the item and `now` come from the caller.
+reads and updates them here, and returns the lines — the subscription's moves (subscription_item_moves.py,
+subscription_lifecycle.py) defer or invoice them. Pure: the period, the item and `now` come from the
+caller.
 """
 
 from __future__ import annotations

@@ -18,15 +18,14 @@ from enum import StrEnum
 
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import Invoice, InvoiceStatus
-from core_server.billing.domain.subscription import (
-    BILLED_STATUSES,
-    NOTICE_AHEAD,
-    UNPAID_GRACE,
-    Subscription,
-    SubscriptionStatus,
-)
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import BILLED_STATUSES, SubscriptionStatus
 from core_server.billing.domain.tax import TaxRate
 
+UNPAID_GRACE = timedelta(days=30)
+"""An UNPAID subscription is canceled (`payment_failed`) 30 days after it became UNPAID."""
+NOTICE_AHEAD = timedelta(days=3)
+"""A notice goes out on the first day within this long of the end it announces."""
 MAX_STEPS = 1_000
 """A bound on one run of one subscription (a year of daily billing with its retries fits)."""
 CANCEL_REFUND_GRACE = timedelta(minutes=1)

@@ -1,8 +1,9 @@
 """What a subscription's invoice is made of: the item lines of a period, the pending prorations it takes,
 a proration line, and the dunning schedule for a declined one (DESIGN §9).
 
-Pure functions of explicit arguments, apart from the aggregate (subscription.py), so that its state
-machine reads as moves and the composition rules read, and test, without a subscription to build.
+Pure functions of explicit arguments, apart from the aggregate (subscription.py and its invoicing,
+subscription_invoicing.py), so that its moves read as moves and the composition rules read, and test,
+without a subscription to build.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden, NotFound

@@ -1,5 +1,6 @@
 """A subscription's items and the prorations their moves leave pending (spec: Subscription item, Pending
-proration; DESIGN §9). The subscription aggregate (subscription.py) moves them; here is what they are."""
+proration; DESIGN §9). The subscription aggregate (subscription.py) moves them, by the rules of
+subscription_item_moves.py; here is what they are."""
 
 from __future__ import annotations
 

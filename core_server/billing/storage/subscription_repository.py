@@ -61,7 +61,7 @@ _BY_KEY = "SELECT * FROM subscriptions" + _TENANT + " AND idempotency_key = %(ke
 # Every item, base first, then in the order they were added.
 _ITEMS = "SELECT * FROM subscription_items WHERE subscription_id = ANY(%s) ORDER BY is_base_item DESC, seq"
 _UNBILLED = "SELECT * FROM pending_prorations WHERE subscription_id = ANY(%s) AND NOT billed ORDER BY seq"
-# The invoices still owed (domain/subscription.py's still_owed): OPEN, or UNCOLLECTIBLE while UNPAID.
+# The invoices still owed (domain/subscription_status.py's still_owed): OPEN, or UNCOLLECTIBLE while UNPAID.
 _OWED_INVOICES = """
 SELECT i.* FROM invoices i JOIN subscriptions s ON s.id = i.subscription_id
  WHERE i.subscription_id = ANY(%s)

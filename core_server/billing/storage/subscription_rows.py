@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 from core_server.billing.domain.billing_steps import next_step_at
 from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceLine, InvoiceStatus, LineKind
 from core_server.billing.domain.proration import ProrationInputs
-from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_item import (
     BilledTranche,
     ItemProration,
@@ -25,6 +25,8 @@ from core_server.billing.domain.subscription_item import (
     PendingProration,
     SubscriptionItem,
 )
+from core_server.billing.domain.subscription_lifecycle import PendingCancelRefund
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.kernel.domain.environment import Environment
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from connect.v1 import subscription_pb2
 
 from core_server.billing.domain.invoice import InvoiceStatus
-from core_server.billing.domain.subscription import SubscriptionStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 
 # Built from the domain enums: a status the proto lacks fails here, at import.
 SUBSCRIPTION_STATUS_FROM_PB = {

@@ -12,14 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core_server.billing.domain.billing_steps import notice_time
+from core_server.billing.domain.billing_steps import UNPAID_GRACE, notice_time
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
 from core_server.billing.domain.invoice import InvoiceStatus
-from core_server.billing.domain.subscription import (
-    UNPAID_GRACE,
-    Subscription,
-    SubscriptionStatus,
-)
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock

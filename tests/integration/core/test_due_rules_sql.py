@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from core_server.billing.domain.billing_steps import CANCEL_REFUND_GRACE, next_step, notice_time
+from core_server.billing.domain.billing_steps import CANCEL_REFUND_GRACE, UNPAID_GRACE, next_step, notice_time
 from core_server.billing.domain.events import INVOICE_UPCOMING, TRIAL_WILL_END
-from core_server.billing.domain.subscription import UNPAID_GRACE, Subscription
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock

@@ -21,7 +21,8 @@ import pytest
 
 from core_server.billing.domain.billing_steps import StepKind, apply_step, next_step, next_step_at
 from core_server.billing.domain.invoice import Invoice, InvoiceStatus
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.storage.subscription_repository import PgSubscriptionRepository
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock

@@ -10,7 +10,7 @@ import pytest
 from core_server.billing.application.portal_sessions import CreatedPortalSession
 from core_server.billing.domain.invoice import InvoiceStatus
 from core_server.billing.domain.portal_session import token_digest
-from core_server.billing.domain.subscription import SubscriptionStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.owner import Owner

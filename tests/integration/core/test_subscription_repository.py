@@ -16,8 +16,9 @@ from core_server.billing.application.subscription_ports import InvoiceQuery, Sub
 from core_server.billing.domain.catalog import Price
 from core_server.billing.domain.customer import Customer
 from core_server.billing.domain.invoice import BillingReason, InvoiceStatus, LineKind
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.storage.subscription_repository import (
     PeriodAlreadyInvoiced,
     PgSubscriptionRepository,

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from core_server.billing.domain.invoice import InvoiceStatus
-from core_server.billing.domain.subscription import SubscriptionStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.bootstrap import Core
 from core_server.kernel.application.clocks import SettableClock
 from core_server.kernel.application.owner import Owner

@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 from core_server.billing.domain.billing_steps import StepKind, apply_step, next_step, notice_time
 from core_server.billing.domain.invoice import BillingReason, Invoice, InvoiceStatus, LineKind
-from core_server.billing.domain.subscription import Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from tests.unit.billing.test_subscription import START, price, rate, started
 
 FEB = datetime(2026, 2, 1, tzinfo=UTC)

@@ -20,7 +20,7 @@ from core_server.billing.domain.portal_session import (
     upcoming_invoice,
     validate_return_url,
 )
-from core_server.billing.domain.subscription import SubscriptionStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import Forbidden, ParameterInvalid
 from tests.unit.billing.test_subscription import START, price, rate, started

@@ -6,7 +6,7 @@ from __future__ import annotations
 from connect.v1 import subscription_pb2
 
 from core_server.billing.domain.invoice import InvoiceStatus
-from core_server.billing.domain.subscription import SubscriptionStatus
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.transport.status_mapping import INVOICE_STATUS_FROM_PB, SUBSCRIPTION_STATUS_FROM_PB
 from http_gateway.billing.subscription_bodies import INVOICE_STATUSES, SUBSCRIPTION_STATUSES
 

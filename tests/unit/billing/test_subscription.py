@@ -11,9 +11,11 @@ import pytest
 from core_server.billing.domain.catalog import Price, PriceTerms
 from core_server.billing.domain.invoice import BillingReason, InvoiceLine, InvoiceStatus, LineKind
 from core_server.billing.domain.invoice_composition import MAX_INVOICE_LINES
-from core_server.billing.domain.subscription import PendingCancelRefund, Subscription, SubscriptionStatus
+from core_server.billing.domain.subscription import Subscription
 from core_server.billing.domain.subscription_changes import PriceProration
 from core_server.billing.domain.subscription_item import ItemProration, ItemStatus, PendingProration
+from core_server.billing.domain.subscription_lifecycle import PendingCancelRefund
+from core_server.billing.domain.subscription_status import SubscriptionStatus
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.errors import InvalidRequest, NotFound, ParameterInvalid, StateConflict

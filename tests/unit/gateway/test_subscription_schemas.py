@@ -27,7 +27,7 @@ from core_server.billing.application.subscription_view import (
 from core_server.billing.domain.catalog import Price, PriceTerms
 from core_server.billing.domain.invoice import BillingReason
 from core_server.billing.domain.subscription import Subscription
-from core_server.billing.domain.subscription_changes import PriceProration
+from core_server.billing.domain.subscription_changes import Preview, PriceProration
 from core_server.billing.domain.subscription_item import ItemProration
 from core_server.billing.domain.tax import TaxRate
 from core_server.kernel.domain.environment import Environment
@@ -158,7 +158,7 @@ def _bodies(subscription: Subscription) -> dict[str, list[Any]]:
     items = [json.loads(text) for text in item_texts]
     invoices = [json.loads(text) for text in invoice_texts]
     lines = [pending.line for pending in subscription.prorations]
-    preview = subscription.preview_lines(lines, _rate(), due_now=bool(lines))
+    preview = Preview.of(lines, _rate(), due_now=bool(lines))
     return {
         "Subscription": [json.loads(subscription_json(subscription))],
         "SubscriptionItem": items,

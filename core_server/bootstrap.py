@@ -334,8 +334,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         plans,
         customers,
         tax_rates,
-        payment_methods,
-        invoice_charges,
         charges,
         balances,
         clocks,

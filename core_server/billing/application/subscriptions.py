@@ -28,7 +28,6 @@ from core_server.billing.application.customers import CustomerService
 from core_server.billing.application.invoice_collection import InvoiceCollector
 from core_server.billing.application.invoices import find_invoice
 from core_server.billing.application.parsing import parse_choice
-from core_server.billing.application.payment_methods import PaymentMethodService
 from core_server.billing.application.plans import PlanService
 from core_server.billing.application.ports import CustomerBalances
 from core_server.billing.application.references import BillingReferences
@@ -66,7 +65,6 @@ from core_server.kernel.application.ports import Clocks, TurnWrite
 from core_server.kernel.domain.errors import ParameterInvalid
 from core_server.kernel.domain.ids import IdCollision, IdSpaceExhausted, id_candidates
 from core_server.payments.application.charges import ChargeService
-from core_server.payments.application.invoice_charges import InvoiceCharges
 
 R = TypeVar("R")
 
@@ -79,8 +77,6 @@ class SubscriptionService:
         plans: PlanService,
         customers: CustomerService,
         tax_rates: TaxRateService,
-        payment_methods: PaymentMethodService,
-        invoice_charges: InvoiceCharges,
         charges: ChargeService,
         balances: CustomerBalances,
         clocks: Clocks,
@@ -90,12 +86,6 @@ class SubscriptionService:
     ) -> None:
         self._subscriptions = subscriptions
         self._actors = actors
-        self._plans = plans
-        self._customers = customers
-        self._tax_rates = tax_rates
-        self._methods = payment_methods
-        self._invoice_charges = invoice_charges
-        self._charges = charges
         self._clocks = clocks
         self._balances = balances
         self._ask_timeout = ask_timeout

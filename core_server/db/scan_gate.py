@@ -1,4 +1,5 @@
-"""ScanGate: how many CPU-heavy reads (a list's count and page) one core runs in PostgreSQL at once.
+"""ScanGate: how many CPU-bound reads (a list's count and page; a point read) one core runs in PostgreSQL at
+once.
 
 Why: a list costs PostgreSQL far more CPU than a point read (it counts every matching row, then builds the
 page), and the pool lets up to DB_POOL_MAX of them run together. With more of them running than the
@@ -6,7 +7,9 @@ database has cores, they queue in the operating system's run queue instead, wher
 first out: under load most lists took 20-40 ms while a few waited over a second for a CPU (measured during
 the benchmark from the PostgreSQL backends' /proc schedstat run-queue delay, with the core itself idle).
 Waiting here instead is first in, first out and costs no CPU, and it leaves the pool's other connections
-to writes and point reads, which wait on the disk, not on a CPU, and lose throughput with a smaller pool.
+to writes, which wait on the disk, not on a CPU, and lose throughput with a smaller pool. Point reads are
+cheap but CPU-bound too: at a high enough rate they meet the same run queue, so they have a gate of their
+own (POINT_READ_CONCURRENCY).
 
 The slots are shared fairly across tenants (DESIGN §10.9): one merchant holds at most `per_tenant` of
 them, and a freed slot goes to the waiting tenant that holds fewest, then the one served longest ago
@@ -30,6 +33,15 @@ a pool of 6-8 for lists cut their p99 by 2-5x while a pool of 20 for writes kept
 
 PER_TENANT = 2
 """Of those, the most one tenant (merchant) holds at once: the others always keep half the slots."""
+
+POINT_READ_CONCURRENCY = 6
+"""Point reads (a charge by id, GET /v1/charges/{id}) one core runs at once. Each costs PostgreSQL well
+under a millisecond, all of it CPU: on a faster machine a core sent 1,800 a second, the pool's 20 backends
+all became runnable at once, and the same run-queue lottery as the lists' left a few reads waiting
+0.3-1.2 s for a CPU (p99 at 32 connections 3-7x the median; PostgreSQL's log showed the primary-key
+lookup itself taking 325-702 ms, with no disk read and no lock). Six slots kept the throughput and took
+the slowest read of a run from 340-1,230 ms to 80-130 ms (BENCHMARKS.md, "Speed, round 7"). Their own
+gate, not the lists' four slots: a point read must not queue behind a list's 20-40 ms."""
 
 
 class ScanGate:
@@ -141,6 +153,7 @@ class ScanGate:
 
 
 _GATES: weakref.WeakKeyDictionary[Any, ScanGate] = weakref.WeakKeyDictionary()
+_POINT_GATES: weakref.WeakKeyDictionary[Any, ScanGate] = weakref.WeakKeyDictionary()
 
 
 def gate_for(pool: Any) -> ScanGate:
@@ -150,4 +163,16 @@ def gate_for(pool: Any) -> ScanGate:
     gate = _GATES.get(pool)
     if gate is None:
         gate = _GATES[pool] = ScanGate(timeout=pool.timeout)
+    return gate
+
+
+def point_read_gate_for(pool: Any) -> ScanGate:
+    """The gate of `pool`'s point reads (POINT_READ_CONCURRENCY): one queue, first in first out, for
+    every tenant — a slot is held for well under a millisecond, so no tenant keeps one long enough to need
+    turns. Its wait is the pool's own time-out, as for lists."""
+    gate = _POINT_GATES.get(pool)
+    if gate is None:
+        gate = _POINT_GATES[pool] = ScanGate(
+            POINT_READ_CONCURRENCY, per_tenant=POINT_READ_CONCURRENCY, timeout=pool.timeout
+        )
     return gate

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from core_server.db.scan_gate import LIST_CONCURRENCY, ScanGate, gate_for
+from core_server.db.scan_gate import LIST_CONCURRENCY, ScanGate, gate_for, point_read_gate_for
 
 
 async def test_no_more_than_the_limit_run_at_once_and_the_rest_go_in_arrival_order() -> None:
@@ -171,3 +171,9 @@ async def test_the_shared_gate_waits_no_longer_than_the_pool_would() -> None:
             pass
     for slot in held:
         await slot.__aexit__(None, None, None)
+
+
+def test_point_reads_have_a_gate_of_their_own_per_pool() -> None:
+    pool = _Pool()
+    assert point_read_gate_for(pool) is point_read_gate_for(pool)
+    assert point_read_gate_for(pool) is not gate_for(pool)  # a point read never queues behind a list

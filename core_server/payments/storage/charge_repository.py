@@ -12,7 +12,7 @@ from psycopg.rows import DictRow
 
 from core_server.db.errors import StaleFence, wraps_psycopg_errors
 from core_server.db.pool import DbPool
-from core_server.db.scan_gate import gate_for
+from core_server.db.scan_gate import gate_for, point_read_gate_for
 from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.application.owner import Owner
 from core_server.kernel.application.pagination import Page
@@ -225,7 +225,8 @@ class PgChargeRepository:
 
     @wraps_psycopg_errors
     async def get(self, charge_id: str) -> Charge | None:
-        async with self._pool.connection() as conn:
+        # A slot of the point reads' gate first (scan_gate.py): the API's busiest read, all CPU in PostgreSQL.
+        async with point_read_gate_for(self._pool).slot(), self._pool.connection() as conn:
             row = await (await conn.execute(_SELECT_CHARGE, (charge_id,))).fetchone()
             if row is None:
                 return None

@@ -160,19 +160,21 @@ def gate_for(pool: Any) -> ScanGate:
     """The one gate of `pool`: every repository's lists (charges, customers, subscriptions, invoices,
     balance transactions, payouts, events, deliveries) share its slots, so the bound holds for the
     process's database work as a whole, not per kind of list. Its wait is the pool's own time-out."""
-    gate = _GATES.get(pool)
-    if gate is None:
-        gate = _GATES[pool] = ScanGate(timeout=pool.timeout)
-    return gate
+    return _gate_of(_GATES, pool, LIST_CONCURRENCY, PER_TENANT)
 
 
 def point_read_gate_for(pool: Any) -> ScanGate:
     """The gate of `pool`'s point reads (POINT_READ_CONCURRENCY): one queue, first in first out, for
     every tenant — a slot is held for well under a millisecond, so no tenant keeps one long enough to need
     turns. Its wait is the pool's own time-out, as for lists."""
-    gate = _POINT_GATES.get(pool)
+    return _gate_of(_POINT_GATES, pool, POINT_READ_CONCURRENCY, POINT_READ_CONCURRENCY)
+
+
+def _gate_of(
+    gates: weakref.WeakKeyDictionary[Any, ScanGate], pool: Any, limit: int, per_tenant: int
+) -> ScanGate:
+    """`pool`'s gate in `gates`, made on first use; it lives as long as the pool."""
+    gate = gates.get(pool)
     if gate is None:
-        gate = _POINT_GATES[pool] = ScanGate(
-            POINT_READ_CONCURRENCY, per_tenant=POINT_READ_CONCURRENCY, timeout=pool.timeout
-        )
+        gate = gates[pool] = ScanGate(limit, per_tenant=per_tenant, timeout=pool.timeout)
     return gate

@@ -161,7 +161,9 @@ class SubscriptionService:
                 if earlier is not None:
                     return await self._collector.collect(owner, earlier)
             subscription.pending_events.clear()
-            return await self._collector.collect(owner, subscription)
+            # The first attempt is dated at the create's moment, like the invoice it pays: a second that
+            # ticked over between the save and the charge must not date them apart.
+            return await self._collector.collect(owner, subscription, at=now)
         raise IdSpaceExhausted("ten subscription id collisions in a row")
 
     async def get(self, owner: Owner, subscription_id: str) -> Subscription:

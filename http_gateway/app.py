@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import logging
 import time
 from typing import Any
 
@@ -17,6 +16,7 @@ from http_gateway.core_client.load_shedding import CoreCallGate, no_longer_on_it
 from http_gateway.developer_tools.cli_stream import end_open_streams
 from http_gateway.edge.errors import register_error_handlers
 from http_gateway.edge.security_headers import apply_default_headers
+from http_gateway.observability.access_log import log_access
 from http_gateway.observability.logging_setup import configure_logging, new_request_id, request_id_var
 from http_gateway.observability.metrics import observe_request
 from http_gateway.payments.pages import checkout_pages
@@ -29,8 +29,6 @@ from http_gateway.routing import mount_routes
 # collection, instead of piling up for a full one.
 YOUNG_GC_THRESHOLD = 50_000
 OLDER_GC_THRESHOLDS = (20, 10)
-
-logger = logging.getLogger("http_gateway.access")
 
 
 def create_app(
@@ -125,16 +123,13 @@ def _register_middleware(app: Sanic) -> None:
         elapsed = time.monotonic() - started if started else None
         route = request.route.path if request.route is not None else None
         observe_request(route, request.method, response.status, elapsed)
-        logger.info(
-            "request",
-            extra={
-                "method": request.method,
-                # Never the query string or headers, nor a portal token: they are credentials.
-                "path": loggable_path(request.path),
-                "status": response.status,
-                "duration_ms": round(elapsed * 1000, 1) if elapsed is not None else None,
-            },
-        )
+        # Never the query string or headers, nor a portal token: they are credentials.
+        path = loggable_path(request.path)
+        log_access(request_id, request.method, path, response.status, _milliseconds(elapsed))
 
     app.register_middleware(start_request, "request")
     app.register_middleware(finish_response, "response")
+
+
+def _milliseconds(seconds: float | None) -> float | None:
+    return round(seconds * 1000, 1) if seconds is not None else None

@@ -7,6 +7,10 @@ the handler's filters) and appends the record to a bounded deque; the thread wak
 `interval` seconds, formats everything pending and writes it in one call. A full queue drops the record
 and counts it — logging never blocks the loop — and the writer reports the count in its next write.
 `flush()` and `close()` (called by `logging.shutdown()` at exit) write what is still pending.
+
+`emit_line` queues a line its caller formatted itself, for a line so frequent that a LogRecord and the
+formatter are most of its cost (the gateway's access line, one per request); it shares the queue, its
+bound and the drop count with the records, so lines still reach the stream in the order they were logged.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ class QueuedLogHandler(logging.Handler):
         self.dropped = 0  # records refused because the queue was full, since the start
         self._reported = 0
         self._interval = interval
-        self._pending: collections.deque[logging.LogRecord] = collections.deque()
+        self._pending: collections.deque[logging.LogRecord | str] = collections.deque()
         self._write_lock = threading.Lock()  # the writer thread and flush() never interleave lines
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="log-writer", daemon=True)
@@ -54,6 +58,13 @@ class QueuedLogHandler(logging.Handler):
             self.dropped += 1
             return
         self._pending.append(record)
+
+    def emit_line(self, line: str) -> None:
+        """Queue `line` (one JSON object, no newline) as it is, under the same bound as a record."""
+        if len(self._pending) >= self.capacity:
+            self.dropped += 1
+            return
+        self._pending.append(line)
 
     def flush(self) -> None:
         self._drain()
@@ -74,6 +85,9 @@ class QueuedLogHandler(logging.Handler):
             lines: list[str] = []
             while self._pending:
                 record = self._pending.popleft()
+                if isinstance(record, str):
+                    lines.append(record)
+                    continue
                 try:
                     lines.append(self.format(record))
                 except Exception:  # a bad record costs its own line, never the others

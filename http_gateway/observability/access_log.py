@@ -54,8 +54,13 @@ def access_line(
 def _queued_json_writer() -> QueuedLogHandler | None:
     """The handler the line can be queued on as text: the root's only handler, the gateway's JSON
     writer (configure_logging), with nothing on the way to it that could filter or reshape a record."""
-    if logger.handlers or logger.filters or not logger.propagate or logger.parent is not logging.root:
+    if logger.filters or logger.disabled:
         return None
+    node: logging.Logger | None = logger
+    while node is not None and node is not logging.root:  # "http_gateway", when it exists, on the way
+        if node.handlers or not node.propagate:
+            return None
+        node = node.parent
     handlers = logging.root.handlers
     if len(handlers) != 1:
         return None

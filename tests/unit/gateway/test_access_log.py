@@ -139,3 +139,18 @@ def test_text_lines_share_the_queues_bound_and_drop_count():
     lines = stream.getvalue().splitlines()
     assert lines[:2] == ['{"n": 0}', '{"n": 1}']
     assert "1 log lines dropped" in lines[2]
+
+
+def test_a_parent_logger_on_the_way_without_handlers_keeps_the_line_text(gateway_logging):
+    """Sanic and the gateway make an `http_gateway` logger: the access logger's parent, not the root."""
+    handler, _ = gateway_logging
+    logging.root.handlers[:] = [handler]
+    parent = logging.getLogger("http_gateway")
+    assert logging.getLogger("http_gateway.access").parent is parent
+    assert access_log._queued_json_writer() is handler
+    extra_handler = logging.NullHandler()
+    parent.addHandler(extra_handler)
+    try:
+        assert access_log._queued_json_writer() is None  # a handler on the way sees records
+    finally:
+        parent.removeHandler(extra_handler)

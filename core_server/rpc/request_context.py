@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 
-request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
+request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)  # None: not a request
 
 
 class RequestIdFilter(logging.Filter):

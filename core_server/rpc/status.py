@@ -101,7 +101,8 @@ def rpc(method: Method[R]) -> Method[R]:
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
         metadata = dict(context.invocation_metadata() or ())
-        token = request_id_var.set(str(metadata.get("x-request-id", "-")))
+        request_id = metadata.get("x-request-id")
+        token = request_id_var.set(None if request_id is None else str(request_id))
         started = time.perf_counter()
         try:
             failure: tuple[grpc.StatusCode, str, bytes | None]

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
 import string
 import sys
 from contextvars import ContextVar
-from datetime import UTC, datetime
-from typing import Any
 
+from connect.log_format import JsonFormatter
 from connect.log_writer import QueuedLogHandler, replace_root_handler
 
 _ALPHABET = string.ascii_letters + string.digits
@@ -36,10 +34,6 @@ def new_request_id() -> str:
     return "req_" + chars[:24].decode("ascii")
 
 
-# Attributes every LogRecord has; anything else was passed with `extra=` and is copied into the line.
-_STANDARD_ATTRS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
-
-
 class RequestIdFilter(logging.Filter):
     """Copies the request id onto the record where it is logged: the writer thread has no request."""
 
@@ -48,29 +42,10 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line, so log shippers need no parsing rules."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-            # Captured by RequestIdFilter when queued; read here when a record is formatted in place.
-            "request_id": getattr(record, "request_id", None) or request_id_var.get(),
-        }
-        for key, value in vars(record).items():
-            if key not in _STANDARD_ATTRS and not key.startswith("_"):
-                line[key] = value
-        if record.exc_info:
-            line["exc_info"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str, ensure_ascii=False)
-
-
 def configure_logging(level: int | str | None = None) -> None:
-    """Route every logger (Sanic's included) through one JSON handler on stderr, written by a thread
-    (connect/log_writer.py); the level defaults to LOG_LEVEL (INFO when unset), like the core's."""
+    """Route every logger (Sanic's included) through one JSON handler on stderr, in the shape every
+    process writes (connect/log_format.py), written by a thread (connect/log_writer.py); the level
+    defaults to LOG_LEVEL (INFO when unset), like the core's."""
     # No line carries the caller's source position, thread or process: the logging HOWTO's
     # "Optimization" switches skip collecting them for every record (a third of the access line's cost
     # on the event loop).
@@ -79,7 +54,7 @@ def configure_logging(level: int | str | None = None) -> None:
     logging.logProcesses = False
     logging.logMultiprocessing = False
     handler = QueuedLogHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(JsonFormatter("gateway"))
     handler.addFilter(RequestIdFilter())
     replace_root_handler(handler, level if level is not None else os.environ.get("LOG_LEVEL", "INFO").upper())
     for name in ("sanic.root", "sanic.error", "sanic.access", "sanic.server", "sanic.websockets"):

@@ -9,16 +9,12 @@ import logging
 from collections.abc import Iterator
 
 import pytest
+from connect.log_format import JsonFormatter
 from connect.log_writer import QueuedLogHandler
 
 from http_gateway.observability import access_log
 from http_gateway.observability.access_log import access_line, log_access
-from http_gateway.observability.logging_setup import (
-    JsonFormatter,
-    RequestIdFilter,
-    configure_logging,
-    request_id_var,
-)
+from http_gateway.observability.logging_setup import RequestIdFilter, configure_logging, request_id_var
 
 
 def _formatted_record(
@@ -30,7 +26,7 @@ def _formatted_record(
     token = request_id_var.set(request_id)
     try:
         RequestIdFilter().filter(record)
-        return JsonFormatter().format(record)
+        return JsonFormatter("gateway").format(record)
     finally:
         request_id_var.reset(token)
 
@@ -45,7 +41,7 @@ def _formatted_record(
     ],
 )
 def test_the_line_is_the_formatters_line_for_the_same_record(request_id, method, path, status, ms, at):
-    assert access_line(request_id, method, path, status, ms, at) == _formatted_record(
+    assert access_line("gateway", request_id, method, path, status, ms, at) == _formatted_record(
         request_id, method, path, status, ms, at
     )
 
@@ -74,7 +70,7 @@ def test_the_line_is_queued_as_text_in_order_with_the_records_around_it(
 ):
     handler, stream = gateway_logging
     logging.root.handlers[:] = [handler]  # as in the gateway: without pytest's capture handler
-    assert access_log._queued_json_writer() is handler
+    assert access_log._queued_json_writer() == (handler, handler.formatter)
     logging.getLogger("http_gateway.other").info("before")
     log_access("req_line", "POST", "/v1/charges", 201, 1.5)
     logging.getLogger("http_gateway.other").info("after")
@@ -82,10 +78,12 @@ def test_the_line_is_queued_as_text_in_order_with_the_records_around_it(
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [line["message"] for line in lines] == ["before", "request", "after"]
     access = lines[1]
-    fields = {"ts", "level", "logger", "message", "request_id", "method", "path", "status", "duration_ms"}
+    fields = {"ts", "level", "process", "logger", "message", "request_id", "method", "path", "status"}
+    fields.add("duration_ms")
     assert set(access) == fields
     assert (access["request_id"], access["status"], access["path"]) == ("req_line", 201, "/v1/charges")
     assert (access["logger"], access["level"], access["duration_ms"]) == ("http_gateway.access", "info", 1.5)
+    assert access["process"] == "gateway"
 
 
 def test_above_info_no_line_is_written(gateway_logging):
@@ -147,7 +145,7 @@ def test_a_parent_logger_on_the_way_without_handlers_keeps_the_line_text(gateway
     logging.root.handlers[:] = [handler]
     parent = logging.getLogger("http_gateway")
     assert logging.getLogger("http_gateway.access").parent is parent
-    assert access_log._queued_json_writer() is handler
+    assert access_log._queued_json_writer() == (handler, handler.formatter)
     extra_handler = logging.NullHandler()
     parent.addHandler(extra_handler)
     try:

@@ -6,7 +6,9 @@ import json
 import logging
 import re
 
-from http_gateway.observability.logging_setup import JsonFormatter, new_request_id, request_id_var
+from connect.log_format import JsonFormatter
+
+from http_gateway.observability.logging_setup import RequestIdFilter, new_request_id, request_id_var
 
 
 def test_request_ids_are_req_and_24_alphanumerics():
@@ -20,13 +22,15 @@ def test_a_log_line_is_json_with_request_id_and_extras():
     try:
         record = logging.LogRecord("http_gateway", logging.INFO, __file__, 1, "hello %s", ("world",), None)
         record.status = 201
-        line = json.loads(JsonFormatter().format(record))
+        RequestIdFilter().filter(record)  # as the handler does where the record is logged
+        line = json.loads(JsonFormatter("gateway").format(record))
     finally:
         request_id_var.reset(token)
     assert line["message"] == "hello world"
     assert line["request_id"] == "req_abc"
     assert line["status"] == 201
     assert line["level"] == "info"
+    assert line["process"] == "gateway"
 
 
 def test_request_id_characters_are_uniform_over_the_alphabet():
@@ -61,6 +65,7 @@ def test_the_access_line_is_the_same_json_without_source_thread_or_process(capsy
         root.setLevel(level)
         logging.logMultiprocessing = True
     line = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
-    fields = {"ts", "level", "logger", "message", "request_id", "method", "path", "status", "duration_ms"}
+    fields = {"ts", "level", "process", "logger", "message", "request_id", "method", "path", "status"}
+    fields.add("duration_ms")
     assert set(line) == fields
     assert (line["request_id"], line["status"], line["path"]) == ("req_line", 201, "/v1/charges")

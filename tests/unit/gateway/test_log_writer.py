@@ -7,14 +7,15 @@ import json
 import logging
 import time
 
+from connect.log_format import JsonFormatter
 from connect.log_writer import QueuedLogHandler
 
-from http_gateway.observability.logging_setup import JsonFormatter, RequestIdFilter, request_id_var
+from http_gateway.observability.logging_setup import RequestIdFilter, request_id_var
 
 
 def _handler(stream: io.StringIO, **options: float) -> QueuedLogHandler:
     handler = QueuedLogHandler(stream, **options)  # type: ignore[arg-type]
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(JsonFormatter("gateway"))
     handler.addFilter(RequestIdFilter())
     return handler
 

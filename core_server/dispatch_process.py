@@ -25,9 +25,10 @@ import os
 import signal
 import sys
 
+from connect.gc_tuning import freeze_startup_objects, tune_for_serving
+
 from core_server.config import Settings
 from core_server.dispatch_wiring import build_dispatch_side
-from core_server.gc_tuning import freeze_startup_objects, tune_for_serving
 from core_server.logging_setup import configure_logging
 from core_server.metrics import attempt_report, attempts_counted
 from core_server.task_stop import cancel_and_wait

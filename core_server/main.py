@@ -8,6 +8,7 @@ import signal
 from pathlib import Path
 
 import grpc
+from connect.gc_tuning import freeze_startup_objects, tune_for_serving
 from connect.v1 import (
     api_key_service_pb2,
     api_key_service_pb2_grpc,
@@ -49,7 +50,6 @@ from core_server.bootstrap import Core, build_core
 from core_server.config import Settings
 from core_server.developer_tools.transport.cli_session_servicer import CliSessionServicer
 from core_server.developer_tools.transport.sandbox_reset_servicer import TestResetServicer
-from core_server.gc_tuning import freeze_startup_objects, tune_for_serving
 from core_server.health_watch import watch_health
 from core_server.kernel.transport.idempotency_servicer import IdempotencyServicer
 from core_server.kernel.transport.sandbox_clock_servicer import TestClockServicer

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from typing import Any
 
+from connect.gc_tuning import freeze_startup_objects, tune_for_serving
 from sanic import Request, Sanic
 from sanic.response import BaseHTTPResponse
 
@@ -24,11 +24,6 @@ from http_gateway.pipeline.rate_limit import RateLimiter, connect_redis
 from http_gateway.pipeline.redis_sentinel import close_redis
 from http_gateway.pipeline.versions import HEADER as VERSION_HEADER
 from http_gateway.routing import mount_routes
-
-# The core's collector thresholds (core_server/gc_tuning.py): a request's objects die young, in the cheap
-# collection, instead of piling up for a full one.
-YOUNG_GC_THRESHOLD = 50_000
-OLDER_GC_THRESHOLDS = (20, 10)
 
 
 def create_app(
@@ -83,16 +78,16 @@ def create_worker_app(settings: Settings) -> Sanic:
 
 
 def tuned_for_serving(app: Sanic) -> Sanic:
-    """The core's collector settings (core_server/gc_tuning.py says why) for a serving gateway process.
+    """The collector settings every serving process takes (connect/gc_tuning.py says why) for a serving
+    gateway process.
 
     Without them, full collections under load stopped the worker's loop for up to 67 ms a few times a
     run. Only a served app is tuned: apps built inside tests leave their process's collector alone.
     """
 
     async def settle_collector(app: Sanic) -> None:
-        gc.set_threshold(YOUNG_GC_THRESHOLD, *OLDER_GC_THRESHOLDS)
-        gc.collect()
-        gc.freeze()  # what start-up built lives as long as the worker: out of every later walk
+        tune_for_serving()
+        freeze_startup_objects()  # what start-up built lives as long as the worker: out of every walk
 
     app.before_server_start(settle_collector)
     return app

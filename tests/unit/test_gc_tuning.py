@@ -1,4 +1,4 @@
-"""The core's collector settings: young objects die in the cheap collection, startup objects stay out."""
+"""The collector settings every serving process takes: young objects die cheap, startup objects stay out."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import gc
 from collections.abc import Iterator
 
 import pytest
-
-from core_server.gc_tuning import (
+from connect.gc_tuning import (
     OLDER_THRESHOLDS,
     YOUNG_THRESHOLD,
     freeze_startup_objects,

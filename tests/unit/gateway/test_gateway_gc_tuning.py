@@ -7,8 +7,9 @@ import gc
 from collections.abc import Iterator
 
 import pytest
+from connect.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 
-from http_gateway.app import OLDER_GC_THRESHOLDS, YOUNG_GC_THRESHOLD, create_app, tuned_for_serving
+from http_gateway.app import create_app, tuned_for_serving
 from http_gateway.config import Settings
 
 
@@ -37,7 +38,7 @@ def test_a_served_gateway_tunes_and_freezes_its_collector_before_serving(setting
     [settle] = _settle_listeners(app)
     gc.unfreeze()
     asyncio.run(settle(app))  # type: ignore[operator]
-    assert gc.get_threshold() == (YOUNG_GC_THRESHOLD, *OLDER_GC_THRESHOLDS)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
     assert gc.get_freeze_count() > 0
 
 

@@ -10,6 +10,14 @@ benchmark), enough on its own to put a request's p99 above twice its median.
 Raising the gen-0 threshold lets a request's objects die young, in the cheap collection; freezing the
 objects that exist once the server has started (modules, protobuf descriptors, the wiring) moves them out
 of every later collection's walk. Cycles are still collected: this changes when, not whether.
+
+What is left in the core is grpc.aio's own garbage: its server leaves ~7 objects in a reference cycle per
+call (`_find_method_handler`'s scope and closure, the call details, the metadata), so at this threshold
+a young collection of ~45,000 of them pauses the loop 20-33 ms every ~7,000 calls. A tenth of the
+threshold made each pause a tenth as long but create's p99 ÷ p50 worse (BENCHMARKS.md, "Speed, round 8").
+
+Every serving process takes these settings — the core, its webhook dispatcher and each gateway worker —
+so they live here, in the package all of them share.
 """
 
 from __future__ import annotations

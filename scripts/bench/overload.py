@@ -3,6 +3,7 @@
     python scripts/bench/overload.py --rate 1600 --seconds 15   # against a stack of its own
     python scripts/bench/overload.py --compare 3 --seconds 10    # admission control off against on
     python scripts/bench/overload.py --trees /tmp/base . --rounds 3   # two source trees, back to back
+    python scripts/bench/overload.py --isolated 3 --seconds 10   # stack on one CPU, clients on the other
 
 The requests come from open_loop.py: open loop, as clients send them (wrk's closed loop slows down with
 the server, so an overload never builds up). Reported: goodput (2xx answers per second), requests shed
@@ -220,6 +221,59 @@ def versions(trees: list[Path], rounds: int, seconds: float, factor: float) -> l
     return out
 
 
+STACK_CPU, CLIENT_CPU = 1, 0
+"""`--isolated`: the CPU the stack (PostgreSQL, Redis, core, gateway) runs on, and the one the clients do."""
+
+
+def isolated(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
+    """The overload step with the clients off the stack's CPU: the embedded servers, the core and the
+    gateway pinned to one CPU (every process they start inherits it), this process — the open-loop
+    generator — and wrk to the other. On two shared cores the generator takes CPU from the stack it
+    overloads, so `make bench`'s goodput ratio measures the generator too; here the stack's CPU is its
+    own, as it is in front of real clients, and the ratio is what admission control achieves. Each round:
+    the sustained rate (wrk, 64 connections, 10 s), then `factor` × it, open loop."""
+    import stack as stack_mod
+    from process_stats import CpuMeter
+    from wrk import run_wrk
+
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        raise SystemExit("--isolated needs two CPUs and sched_setaffinity (Linux)")
+    os.sched_setaffinity(0, {STACK_CPU})  # the servers and processes started now inherit it
+    services, admin_dsn = stack_mod.start_services()
+    out: list[dict[str, Any]] = []
+    try:
+        stack = stack_mod.start_stack(services, admin_dsn, 1, 1)
+        with contextlib.ExitStack() as cleanup:
+            cleanup.callback(stack_mod.stop_stack, stack, keep_database=False)
+            os.sched_setaffinity(0, {CLIENT_CPU})  # this process and the wrk runs it starts
+            url = stack.gateway_urls[0]
+            merchant = stack_mod.sign_up(url, "overload")
+            for n in range(rounds):
+                env = {
+                    "BENCH_SECRET_KEY": merchant.secret_key,
+                    "BENCH_IDEMPOTENCY": "1",
+                    "BENCH_RUN_ID": f"i{n}",
+                }
+                meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                meter.start()
+                wrk = run_wrk("create", url, "create_charge.lua", connections=64, seconds=10, env=env)
+                sustained_cpu = meter.stop(wrk.requests)
+                print(f"round {n + 1}: sustained {wrk.rps:,.0f}/s, stack cpu per create {sustained_cpu}")
+                shed_before = _shed_counts(url)
+                meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+                meter.start()
+                result = measure(url, merchant.secret_key, wrk.rps, seconds, factor)
+                result["cpu"] = meter.stop(result["offered"])
+                shed_after = _shed_counts(url)
+                result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+                result.update(round=n + 1, sustained_cpu=sustained_cpu, stack_cpu=STACK_CPU)
+                out.append(result)
+                time.sleep(3)  # the queue of the run before drained
+    finally:
+        stack_mod.stop_services(services)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rate", type=float, help="creates per second offered (not with --compare)")
@@ -236,12 +290,26 @@ def main(argv: list[str] | None = None) -> int:
         "--trees", type=Path, nargs="+", metavar="TREE", help="source trees measured back to back"
     )
     parser.add_argument("--rounds", type=int, default=3, help="with --trees")
+    parser.add_argument(
+        "--isolated",
+        type=int,
+        metavar="ROUNDS",
+        help="the stack on one CPU and the clients on the other, ROUNDS rounds",
+    )
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     if args.trees:
         rows = versions(args.trees, args.rounds, args.seconds, args.factor)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
+    if args.isolated:
+        rows = isolated(args.isolated, args.seconds, args.factor)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        for row in rows:
+            print(f"round {row['round']}, the stack on CPU {STACK_CPU} alone:")
+            print("\n".join(table(row)))
         return 0
     if args.compare:
         rows = compare(args.compare, args.seconds, args.factor)

@@ -95,14 +95,41 @@ def _shed_counts(url: str) -> dict[str, float]:
     return counts
 
 
+def _sustained(stack: Any, secret_key: str, run_id: str) -> tuple[float, dict[str, Any]]:
+    """The stack's sustained create rate (wrk, closed loop, 64 connections, 10 s) and its CPU per create."""
+    from process_stats import CpuMeter
+    from wrk import run_wrk
+
+    env = {"BENCH_SECRET_KEY": secret_key, "BENCH_IDEMPOTENCY": "1", "BENCH_RUN_ID": run_id}
+    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+    meter.start()
+    wrk = run_wrk("create", stack.gateway_urls[0], "create_charge.lua", connections=64, seconds=10, env=env)
+    return wrk.rps, meter.stop(wrk.requests)
+
+
+def _overloaded(
+    stack: Any, secret_key: str, sustained_rps: float, seconds: float, factor: float
+) -> dict[str, Any]:
+    """`measure` against the stack, with its CPU per offered request and its refusals by where meanwhile."""
+    from process_stats import CpuMeter
+
+    url = stack.gateway_urls[0]
+    shed_before = _shed_counts(url)
+    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
+    meter.start()
+    result = measure(url, secret_key, sustained_rps, seconds, factor)
+    result["cpu"] = meter.stop(result["offered"])
+    shed_after = _shed_counts(url)
+    result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+    return result
+
+
 def compare(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
     """Admission control off and on, back to back: two 1+1 stacks side by side (one started with every
     bound at 0, the state before admission control), each round measuring the sustained create rate of
     each (wrk, 64 connections, 10 s) and then offering each `factor` × its own rate, alternating, so that
     the machine's drift falls on both alike."""
     import stack as stack_mod
-    from process_stats import CpuMeter
-    from wrk import run_wrk
 
     services, admin_dsn = stack_mod.start_services()
     out: list[dict[str, Any]] = []
@@ -124,22 +151,9 @@ def compare(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]:
             }
             for n in range(rounds):
                 for mode, stack in stacks.items():
-                    url = stack.gateway_urls[0]
-                    env = {
-                        "BENCH_SECRET_KEY": keys[mode],
-                        "BENCH_IDEMPOTENCY": "1",
-                        "BENCH_RUN_ID": f"cmp{n}",
-                    }
-                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
-                    meter.start()
-                    wrk = run_wrk("create", url, "create_charge.lua", connections=64, seconds=10, env=env)
-                    cpu = meter.stop(wrk.requests)
-                    print(f"round {n + 1} {mode}: sustained {wrk.rps:,.0f}/s (load {os.getloadavg()[0]:.1f})")
-                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
-                    meter.start()
-                    result = measure(url, keys[mode], wrk.rps, seconds, factor)
-                    result["cpu"] = meter.stop(result["offered"])
-                    result["shed_by_where"] = _shed_counts(url)
+                    rps, cpu = _sustained(stack, keys[mode], f"cmp{n}")
+                    print(f"round {n + 1} {mode}: sustained {rps:,.0f}/s (load {os.getloadavg()[0]:.1f})")
+                    result = _overloaded(stack, keys[mode], rps, seconds, factor)
                     print(
                         f"  cpu per offered request {result['cpu']}, shed by where {result['shed_by_where']}"
                     )
@@ -157,8 +171,6 @@ def versions(trees: list[Path], rounds: int, seconds: float, factor: float) -> l
     so the machine's drift falls on all alike. The same rate for all makes the goodputs of a round
     comparable; each is given against its own sustained rate and the round's mean."""
     import stack as stack_mod
-    from process_stats import CpuMeter
-    from wrk import run_wrk
 
     from tests.support import processes
 
@@ -178,34 +190,15 @@ def versions(trees: list[Path], rounds: int, seconds: float, factor: float) -> l
                 order = stacks if n % 2 == 0 else stacks[::-1]
                 sustained: dict[str, float] = {}
                 for label, stack, merchant in order:
-                    env = {
-                        "BENCH_SECRET_KEY": merchant.secret_key,
-                        "BENCH_IDEMPOTENCY": "1",
-                        "BENCH_RUN_ID": f"v{n}",
-                    }
-                    wrk = run_wrk(
-                        "create",
-                        stack.gateway_urls[0],
-                        "create_charge.lua",
-                        connections=64,
-                        seconds=10,
-                        env=env,
-                    )
-                    sustained[label] = wrk.rps
+                    sustained[label], _ = _sustained(stack, merchant.secret_key, f"v{n}")
                     print(
-                        f"round {n + 1} {label}: sustained {wrk.rps:,.0f}/s (load {os.getloadavg()[0]:.1f})"
+                        f"round {n + 1} {label}: sustained {sustained[label]:,.0f}/s "
+                        f"(load {os.getloadavg()[0]:.1f})"
                     )
                 mean = sum(sustained.values()) / len(sustained)
                 for label, stack, merchant in order:
-                    url = stack.gateway_urls[0]
-                    shed_before = _shed_counts(url)
-                    meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
-                    meter.start()
                     load = os.getloadavg()[0]
-                    result = measure(url, merchant.secret_key, mean, seconds, factor)
-                    result["cpu"] = meter.stop(result["offered"])
-                    shed_after = _shed_counts(url)
-                    result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+                    result = _overloaded(stack, merchant.secret_key, mean, seconds, factor)
                     result.update(
                         round=n + 1, version=label, own_sustained_rps=round(sustained[label], 1), load=load
                     )
@@ -233,8 +226,6 @@ def isolated(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]
     own, as it is in front of real clients, and the ratio is what admission control achieves. Each round:
     the sustained rate (wrk, 64 connections, 10 s), then `factor` × it, open loop."""
     import stack as stack_mod
-    from process_stats import CpuMeter
-    from wrk import run_wrk
 
     if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
         raise SystemExit("--isolated needs two CPUs and sched_setaffinity (Linux)")
@@ -246,26 +237,11 @@ def isolated(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]
         with contextlib.ExitStack() as cleanup:
             cleanup.callback(stack_mod.stop_stack, stack, keep_database=False)
             os.sched_setaffinity(0, {CLIENT_CPU})  # this process and the wrk runs it starts
-            url = stack.gateway_urls[0]
-            merchant = stack_mod.sign_up(url, "overload")
+            merchant = stack_mod.sign_up(stack.gateway_urls[0], "overload")
             for n in range(rounds):
-                env = {
-                    "BENCH_SECRET_KEY": merchant.secret_key,
-                    "BENCH_IDEMPOTENCY": "1",
-                    "BENCH_RUN_ID": f"i{n}",
-                }
-                meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
-                meter.start()
-                wrk = run_wrk("create", url, "create_charge.lua", connections=64, seconds=10, env=env)
-                sustained_cpu = meter.stop(wrk.requests)
-                print(f"round {n + 1}: sustained {wrk.rps:,.0f}/s, stack cpu per create {sustained_cpu}")
-                shed_before = _shed_counts(url)
-                meter = CpuMeter({name: p.pid for name, p in stack.named().items()})
-                meter.start()
-                result = measure(url, merchant.secret_key, wrk.rps, seconds, factor)
-                result["cpu"] = meter.stop(result["offered"])
-                shed_after = _shed_counts(url)
-                result["shed_by_where"] = {k: v - shed_before.get(k, 0) for k, v in shed_after.items()}
+                rps, sustained_cpu = _sustained(stack, merchant.secret_key, f"i{n}")
+                print(f"round {n + 1}: sustained {rps:,.0f}/s, stack cpu per create {sustained_cpu}")
+                result = _overloaded(stack, merchant.secret_key, rps, seconds, factor)
                 result.update(round=n + 1, sustained_cpu=sustained_cpu, stack_cpu=STACK_CPU)
                 out.append(result)
                 time.sleep(3)  # the queue of the run before drained

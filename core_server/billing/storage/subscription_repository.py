@@ -33,7 +33,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import FirstClaim, TurnWrite
 from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.ids import IdCollision
-from core_server.kernel.storage.clock_offsets import merchant_time_join, sandbox_rows
+from core_server.kernel.storage.clock_offsets import merchant_time_join
 from core_server.kernel.storage.idempotency_store import PgIdempotencyStore
 from core_server.kernel.storage.job_claims import PgJobClaims, unclaimed
 from core_server.kernel.storage.list_pages import fetch_page_and_count
@@ -123,11 +123,14 @@ _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 # live in the domain only; here is one index range (subscriptions_next_step, migration 0026).
 
 # The periodic run: the earliest-due batch no other core holds a claim on; PgJobClaims.due claims it in
-# the same statement (kernel/storage/job_claims.py), so two cores take different batches. Two ranges,
-# each read in index order and stopped at the batch: what is due at real time, and the TEST subscriptions
-# of merchants whose sandbox clock moved (offsets are never negative, so what is due at real time is due
-# at m too; a row in both is one row of the UNION). A claimed row is passed over inside the range, so a
-# batch held by another core does not hide the ones behind it.
+# the same statement (kernel/storage/job_claims.py), so two cores take different batches. Ranges read in
+# index order and stopped at the batch: what is due at real time, and, per merchant whose sandbox clock
+# moved, its TEST subscriptions up to its time (offsets are never negative, so what is due at real time is
+# due at m too; a row in both is one row of the UNION). A claimed row is passed over inside a range, so a
+# batch held by another core does not hide the ones behind it. The sandbox ranges go per clock
+# (subscriptions_test_next_step, migration 0028): one range of the platform's TEST subscriptions in
+# next-step order, probing each one's clock, read every TEST subscription whenever the batch was not
+# filled — that is, on almost every run.
 _CLAIM_DUE = (
     """
 SELECT id FROM (
@@ -137,13 +140,15 @@ SELECT id FROM (
     + """
     ORDER BY s.next_step_at, s.seq LIMIT %(limit)s)
   UNION
-  (SELECT s.id, s.next_step_at, s.seq FROM """
-    + sandbox_rows("subscriptions", "s")
-    + """
-    WHERE s.next_step_at <= %(now)s + tc.time_offset AND """
+  (SELECT x.id, x.next_step_at, x.seq FROM test_clocks tc
+     CROSS JOIN LATERAL (
+       SELECT s.id, s.next_step_at, s.seq FROM subscriptions s
+        WHERE s.merchant_id = tc.merchant_id AND s.environment = 'test' AND s.next_step_at IS NOT NULL
+          AND s.next_step_at <= %(now)s + tc.time_offset AND """
     + unclaimed("s.id")
     + """
-    ORDER BY s.next_step_at, s.seq LIMIT %(limit)s)
+        ORDER BY s.next_step_at, s.seq LIMIT %(limit)s) x
+    ORDER BY x.next_step_at, x.seq LIMIT %(limit)s)
 ) due
  ORDER BY next_step_at, seq
  LIMIT %(limit)s"""

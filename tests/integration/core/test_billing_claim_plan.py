@@ -1,0 +1,109 @@
+"""The billing run's claim costs in proportion to what is due and to the merchants with a sandbox clock,
+not to every TEST subscription on the platform.
+
+The claim reads two ranges: what is due at real time, and what only a merchant's advanced sandbox clock
+made due. The second used to be one range over every TEST subscription in next-step order, probing each
+one's clock: when the batch was not filled — on almost every run, since little is due at any moment — it
+read them all (134–222 ms a claim at 10,000 merchants and 100,000 subscriptions; BENCHMARKS.md, "Speed,
+round 9"). Here thousands of TEST subscriptions are not due, a few merchants moved their clocks, and the
+claim must find the due ones while reading only a few rows beyond them.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from core_server.billing.storage.subscription_repository import _CLAIM_DUE
+from core_server.db.pool import DbPool
+
+pytestmark = pytest.mark.integration
+
+MERCHANTS = 1_000
+SUBSCRIPTIONS_EACH = 8
+CLOCKED = 100
+DUE_AT_REAL_TIME = 3
+
+# FK checks are off for this session only (session_replication_role): the plan depends on the
+# subscriptions table, not on the merchants, customers and prices its rows name.
+_FILL = (
+    """
+INSERT INTO subscriptions (id, merchant_id, environment, customer_id, price_id, currency, billing_interval,
+                           interval_count, status, collection_method, billing_anchor, period_index,
+                           current_period_start, current_period_end, created_at, next_step_at)
+SELECT 'sub_plan' || m || '_' || k, 'acct_plan' || m, 'test', 'cus_plan' || m, 'price_plan', 'usd',
+       'monthly', 1, 'ACTIVE', 'charge_automatically', %(now)s - interval '10 days', 0,
+       %(now)s - interval '10 days', %(now)s + interval '20 days', %(now)s - interval '10 days',
+       %(now)s + interval '17 days' + k * interval '1 hour'
+  FROM generate_series(1, %(merchants)s) m, generate_series(1, %(each)s) k""",
+    # A few merchants moved their clocks, by less than their subscriptions' next steps: nothing of theirs
+    # is due either.
+    """
+INSERT INTO test_clocks (merchant_id, time_offset)
+SELECT 'acct_plan' || m, interval '2 days' FROM generate_series(1, %(clocked)s) m""",
+    # Due at real time.
+    """
+UPDATE subscriptions SET next_step_at = %(now)s - interval '1 hour'
+ WHERE id IN (SELECT 'sub_plan' || m || '_1'
+                FROM generate_series(%(merchants)s - %(due)s + 1, %(merchants)s) m)""",
+)
+
+
+def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [plan] if "Relation Name" in plan else []
+    for child in plan.get("Plans", []):
+        found.extend(_scans(child))
+    return found
+
+
+def _params(now: datetime) -> dict[str, Any]:
+    return {
+        "now": now,
+        "limit": 100,
+        "merchant_id": None,
+        "environment": None,
+        "claim_job": "billing",
+        "claim_now": now,
+        "claim_alive_since": now - timedelta(seconds=30),
+        "claim_until": now + timedelta(seconds=60),
+        "claim_by": "core-plan-test",
+        "claim_token": uuid.uuid4().hex,
+    }
+
+
+async def test_the_claim_reads_what_is_due_and_each_clocks_range_not_every_test_subscription(
+    isolated_database_url: str, isolated_pool: DbPool
+) -> None:
+    # isolated_pool: this module's own database, migrated (and emptied afterwards).
+    now = datetime.now(UTC)
+    fill = {
+        "now": now,
+        "merchants": MERCHANTS,
+        "each": SUBSCRIPTIONS_EACH,
+        "clocked": CLOCKED,
+        "due": DUE_AT_REAL_TIME,
+    }
+    with psycopg.connect(isolated_database_url, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
+        for statement in _FILL:
+            conn.execute(statement, fill)
+        conn.execute("ANALYZE subscriptions")
+        conn.execute("ANALYZE test_clocks")
+        conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
+        row = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM_DUE, _params(now)).fetchone()
+    assert row is not None
+    explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
+    plan = explained[0]["Plan"]
+    assert plan["Actual Rows"] == DUE_AT_REAL_TIME, plan
+    read = sum(
+        scan["Actual Rows"] * scan["Actual Loops"]
+        for scan in _scans(plan)
+        if scan["Relation Name"] == "subscriptions"
+    )
+    # The due rows, and at most one row past each range's end.
+    assert read <= DUE_AT_REAL_TIME + 1 + CLOCKED, _scans(plan)

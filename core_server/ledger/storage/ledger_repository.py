@@ -30,13 +30,34 @@ from core_server.ledger.application.ports import TransactionQuery
 from core_server.ledger.domain.balance import BalanceTransaction, CurrencyTotals, status_at
 from core_server.ledger.domain.reconciliation import BalanceLine, Finding, FindingKind
 
+# GET /balance: per currency the merchant has rows in, the nets of its rows available and pending at
+# `now` (DESIGN §9). Only the rows no payout settled are read: a payout's settled rows, its conversion
+# pair and its own −amount row are all available from its creation on and net to zero in each currency
+# (the reconciliation below checks exactly that), so the sums are those of every row. Summing every row
+# read a merchant's whole history on each request (159 ms at 200,000 rows; BENCHMARKS.md, "Speed, round
+# 9"); the currencies come from a skip scan of balance_transactions_by_currency, one probe each.
 _TOTALS = """
-SELECT currency,
-       coalesce(sum(net) FILTER (WHERE available_on <= %(now)s), 0) AS available,
-       coalesce(sum(net) FILTER (WHERE available_on > %(now)s), 0) AS pending
-  FROM balance_transactions
- WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
- GROUP BY currency
+WITH RECURSIVE currencies AS (
+  (SELECT bt.currency FROM balance_transactions bt
+    WHERE bt.merchant_id = %(merchant_id)s AND bt.environment = %(environment)s
+    ORDER BY bt.currency LIMIT 1)
+  UNION ALL
+  SELECT (SELECT bt.currency FROM balance_transactions bt
+           WHERE bt.merchant_id = %(merchant_id)s AND bt.environment = %(environment)s
+             AND bt.currency > c.currency
+           ORDER BY bt.currency LIMIT 1)
+    FROM currencies c
+   WHERE c.currency IS NOT NULL
+)
+SELECT c.currency,
+       coalesce(sum(u.net) FILTER (WHERE u.available_on <= %(now)s), 0) AS available,
+       coalesce(sum(u.net) FILTER (WHERE u.available_on > %(now)s), 0) AS pending
+  FROM currencies c
+  LEFT JOIN balance_transactions u
+    ON u.merchant_id = %(merchant_id)s AND u.environment = %(environment)s AND u.currency = c.currency
+   AND u.payout IS NULL
+ WHERE c.currency IS NOT NULL
+ GROUP BY c.currency
 """
 
 _FILTERS = """

@@ -128,9 +128,9 @@ _INVOICE_COUNT = "SELECT count(*) AS n" + _INVOICE_FILTERS
 # moved, its TEST subscriptions up to its time (offsets are never negative, so what is due at real time is
 # due at m too; a row in both is one row of the UNION). A claimed row is passed over inside a range, so a
 # batch held by another core does not hide the ones behind it. The sandbox ranges go per clock
-# (subscriptions_test_next_step, migration 0028): one range of the platform's TEST subscriptions in
-# next-step order, probing each one's clock, read every TEST subscription whenever the batch was not
-# filled — that is, on almost every run.
+# (subscriptions_test_next_step, migration 0028). They used to be one range over the platform's TEST
+# subscriptions in next-step order, probing each one's clock, which read every TEST subscription whenever
+# the batch was not filled: on almost every run.
 _CLAIM_DUE = (
     """
 SELECT id FROM (

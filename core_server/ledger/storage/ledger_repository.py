@@ -34,8 +34,8 @@ from core_server.ledger.domain.reconciliation import BalanceLine, Finding, Findi
 # `now` (DESIGN §9). Only the rows no payout settled are read: a payout's settled rows, its conversion
 # pair and its own −amount row are all available from its creation on and net to zero in each currency
 # (the reconciliation below checks exactly that), so the sums are those of every row. Summing every row
-# read a merchant's whole history on each request (159 ms at 200,000 rows; BENCHMARKS.md, "Speed, round
-# 9"); the currencies come from a skip scan of balance_transactions_by_currency, one probe each.
+# read a merchant's whole history on each request (up to 157 ms at 200,000 rows; BENCHMARKS.md, "Speed,
+# round 9"); the currencies come from a skip scan of balance_transactions_by_currency, one probe each.
 _TOTALS = """
 WITH RECURSIVE currencies AS (
   (SELECT bt.currency FROM balance_transactions bt

@@ -12,7 +12,6 @@ claim must find the due ones while reading only a few rows beyond them.
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,6 +20,8 @@ import pytest
 
 from core_server.billing.storage.subscription_repository import _CLAIM_DUE
 from core_server.db.pool import DbPool
+from core_server.kernel.application.job_claims import JobClaim
+from core_server.kernel.storage.job_claims import PgJobClaims
 
 pytestmark = pytest.mark.integration
 
@@ -61,19 +62,9 @@ def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _params(now: datetime) -> dict[str, Any]:
-    return {
-        "now": now,
-        "limit": 100,
-        "merchant_id": None,
-        "environment": None,
-        "claim_job": "billing",
-        "claim_now": now,
-        "claim_alive_since": now - timedelta(seconds=30),
-        "claim_until": now + timedelta(seconds=60),
-        "claim_by": "core-plan-test",
-        "claim_token": uuid.uuid4().hex,
-    }
+def _params(pool: DbPool, now: datetime) -> dict[str, Any]:
+    claim = PgJobClaims(pool, "core-plan-test").params(JobClaim.fresh("billing", now, timedelta(seconds=60)))
+    return {**claim, "now": now, "limit": 100, "merchant_id": None, "environment": None}
 
 
 async def test_the_claim_reads_what_is_due_and_each_clocks_range_not_every_test_subscription(
@@ -95,7 +86,9 @@ async def test_the_claim_reads_what_is_due_and_each_clocks_range_not_every_test_
         conn.execute("ANALYZE subscriptions")
         conn.execute("ANALYZE test_clocks")
         conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
-        row = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM_DUE, _params(now)).fetchone()
+        row = conn.execute(
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM_DUE, _params(isolated_pool, now)
+        ).fetchone()
     assert row is not None
     explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
     plan = explained[0]["Plan"]

@@ -12,7 +12,6 @@ must take the due rows of the three endpoints that have any, and read only those
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,6 +19,8 @@ import psycopg
 import pytest
 
 from core_server.db.pool import DbPool
+from core_server.kernel.application.job_claims import JobClaim
+from core_server.kernel.storage.job_claims import PgJobClaims
 from core_server.webhooks.storage.delivery_queue import _CLAIM, CLAIM_JOB, claim_limits
 
 pytestmark = pytest.mark.integration
@@ -61,15 +62,8 @@ def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _params(now: datetime) -> dict[str, Any]:
-    claim = {
-        "claim_job": CLAIM_JOB,
-        "claim_now": now,
-        "claim_alive_since": now - timedelta(seconds=30),
-        "claim_until": now + timedelta(seconds=60),
-        "claim_by": "core-plan-test",
-        "claim_token": uuid.uuid4().hex,
-    }
+def _params(pool: DbPool, now: datetime) -> dict[str, Any]:
+    claim = PgJobClaims(pool, "core-plan-test").params(JobClaim.fresh(CLAIM_JOB, now, timedelta(seconds=60)))
     limits = claim_limits(
         now,
         32,
@@ -98,7 +92,7 @@ async def test_a_claim_reads_only_the_endpoints_with_something_pending(
         conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
         with conn.transaction(force_rollback=True):
             row = conn.execute(
-                "EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM, _params(datetime.now(UTC))
+                "EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM, _params(isolated_pool, datetime.now(UTC))
             ).fetchone()
     assert row is not None
     explained = row[0] if isinstance(row[0], list) else json.loads(row[0])

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -250,6 +251,19 @@ def isolated(rounds: int, seconds: float, factor: float) -> list[dict[str, Any]]
     return out
 
 
+def _reported(
+    rows: list[dict[str, Any]], path: Path | None, heading: Callable[[dict[str, Any]], str] | None = None
+) -> int:
+    """Writes `rows` to `path` when given, and prints each round's table under its `heading`."""
+    if path:
+        path.write_text(json.dumps(rows, indent=2) + "\n")
+    if heading is not None:
+        for row in rows:
+            print(heading(row))
+            print("\n".join(table(row)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rate", type=float, help="creates per second offered (not with --compare)")
@@ -275,26 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args(argv)
     if args.trees:
-        rows = versions(args.trees, args.rounds, args.seconds, args.factor)
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=2) + "\n")
-        return 0
+        return _reported(versions(args.trees, args.rounds, args.seconds, args.factor), args.json)
     if args.isolated:
         rows = isolated(args.isolated, args.seconds, args.factor)
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=2) + "\n")
-        for row in rows:
-            print(f"round {row['round']}, the stack on CPU {STACK_CPU} alone:")
-            print("\n".join(table(row)))
-        return 0
+        return _reported(
+            rows, args.json, lambda row: f"round {row['round']}, the stack on CPU {STACK_CPU} alone:"
+        )
     if args.compare:
         rows = compare(args.compare, args.seconds, args.factor)
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=2) + "\n")
-        for row in rows:
-            print(f"round {row['round']} admission {row['admission']}:")
-            print("\n".join(table(row)))
-        return 0
+        return _reported(rows, args.json, lambda row: f"round {row['round']} admission {row['admission']}:")
     if args.url:
         print(json.dumps(offer(args.url, args.secret_key, rate=args.rate, seconds=args.seconds), indent=2))
         return 0

@@ -9,15 +9,14 @@ of settled rows and a handful of unsettled ones: the totals must be right and re
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
-from typing import Any
 
 import psycopg
 import pytest
 
 from core_server.db.pool import DbPool
 from core_server.ledger.storage.ledger_repository import _TOTALS
+from tests.support.query_plans import analyzed_plan, fill_and_analyze, rows_read, scans
 
 pytestmark = pytest.mark.integration
 
@@ -46,13 +45,6 @@ SELECT 'txn_u' || n, 'acct_totals', 'live', 'charge', 'ch_u' || n, 500, 30, 0, 4
 )
 
 
-def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [plan] if "Relation Name" in plan else []
-    for child in plan.get("Plans", []):
-        found.extend(_scans(child))
-    return found
-
-
 async def test_the_totals_read_the_unsettled_rows_and_one_probe_per_currency(
     isolated_database_url: str, isolated_pool: DbPool
 ) -> None:
@@ -60,11 +52,9 @@ async def test_the_totals_read_the_unsettled_rows_and_one_probe_per_currency(
     now = datetime.now(UTC)
     params = {"now": now, "merchant_id": "acct_totals", "environment": "live"}
     with psycopg.connect(isolated_database_url, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")
-        for statement in _FILL:
-            conn.execute(statement, {"now": now, "settled": SETTLED, "unsettled": UNSETTLED})
-        conn.execute("ANALYZE balance_transactions")
-        conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
+        fill_and_analyze(
+            conn, _FILL, {"now": now, "settled": SETTLED, "unsettled": UNSETTLED}, ["balance_transactions"]
+        )
         totals = conn.execute(_TOTALS, params).fetchall()
         every_row = conn.execute(
             "SELECT currency, sum(net) FILTER (WHERE available_on <= %(now)s) AS available,"
@@ -73,15 +63,8 @@ async def test_the_totals_read_the_unsettled_rows_and_one_probe_per_currency(
             " GROUP BY currency ORDER BY currency",
             params,
         ).fetchall()
-        row = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + _TOTALS, params).fetchone()
+        plan = analyzed_plan(conn, _TOTALS, params)
     assert sorted(totals) == [("eur", 0, 0), ("usd", 940, 940)]
     assert sorted(totals) == every_row  # the same sums as over every row
-    assert row is not None
-    explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
-    read = sum(
-        scan["Actual Rows"] * scan["Actual Loops"]
-        for scan in _scans(explained[0]["Plan"])
-        if scan["Relation Name"] == "balance_transactions"
-    )
     # The unsettled rows, and a probe per currency plus the one that finds no further currency.
-    assert read <= UNSETTLED + 3, _scans(explained[0]["Plan"])
+    assert rows_read(plan, "balance_transactions") <= UNSETTLED + 3, scans(plan)

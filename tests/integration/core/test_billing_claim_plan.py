@@ -11,7 +11,6 @@ claim must find the due ones while reading only a few rows beyond them.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,6 +21,7 @@ from core_server.billing.storage.subscription_repository import _CLAIM_DUE
 from core_server.db.pool import DbPool
 from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.storage.job_claims import PgJobClaims
+from tests.support.query_plans import analyzed_plan, fill_and_analyze, rows_read, scans
 
 pytestmark = pytest.mark.integration
 
@@ -55,13 +55,6 @@ UPDATE subscriptions SET next_step_at = %(now)s - interval '1 hour'
 )
 
 
-def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [plan] if "Relation Name" in plan else []
-    for child in plan.get("Plans", []):
-        found.extend(_scans(child))
-    return found
-
-
 def _params(pool: DbPool, now: datetime) -> dict[str, Any]:
     claim = PgJobClaims(pool, "core-plan-test").params(JobClaim.fresh("billing", now, timedelta(seconds=60)))
     return {**claim, "now": now, "limit": 100, "merchant_id": None, "environment": None}
@@ -80,23 +73,8 @@ async def test_the_claim_reads_what_is_due_and_each_clocks_range_not_every_test_
         "due": DUE_AT_REAL_TIME,
     }
     with psycopg.connect(isolated_database_url, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")
-        for statement in _FILL:
-            conn.execute(statement, fill)
-        conn.execute("ANALYZE subscriptions")
-        conn.execute("ANALYZE test_clocks")
-        conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
-        row = conn.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM_DUE, _params(isolated_pool, now)
-        ).fetchone()
-    assert row is not None
-    explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
-    plan = explained[0]["Plan"]
+        fill_and_analyze(conn, _FILL, fill, ["subscriptions", "test_clocks"])
+        plan = analyzed_plan(conn, _CLAIM_DUE, _params(isolated_pool, now))
     assert plan["Actual Rows"] == DUE_AT_REAL_TIME, plan
-    read = sum(
-        scan["Actual Rows"] * scan["Actual Loops"]
-        for scan in _scans(plan)
-        if scan["Relation Name"] == "subscriptions"
-    )
     # The due rows, and at most one row past each range's end.
-    assert read <= DUE_AT_REAL_TIME + 1 + CLOCKED, _scans(plan)
+    assert rows_read(plan, "subscriptions") <= DUE_AT_REAL_TIME + 1 + CLOCKED, scans(plan)

@@ -11,7 +11,6 @@ must take the due rows of the three endpoints that have any, and read only those
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,6 +21,7 @@ from core_server.db.pool import DbPool
 from core_server.kernel.application.job_claims import JobClaim
 from core_server.kernel.storage.job_claims import PgJobClaims
 from core_server.webhooks.storage.delivery_queue import _CLAIM, CLAIM_JOB, claim_limits
+from tests.support.query_plans import analyzed_plan, fill_and_analyze, rows_read, scans
 
 pytestmark = pytest.mark.integration
 
@@ -55,13 +55,6 @@ SELECT 'wd_due' || e || '_' || k, 'evt_due' || e || '_' || k, 'we_plan' || e, 'p
 )
 
 
-def _scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [plan] if "Relation Name" in plan else []
-    for child in plan.get("Plans", []):
-        found.extend(_scans(child))
-    return found
-
-
 def _params(pool: DbPool, now: datetime) -> dict[str, Any]:
     claim = PgJobClaims(pool, "core-plan-test").params(JobClaim.fresh(CLAIM_JOB, now, timedelta(seconds=60)))
     limits = claim_limits(
@@ -84,28 +77,12 @@ async def test_a_claim_reads_only_the_endpoints_with_something_pending(
     # isolated_pool: this module's own database, migrated (and emptied afterwards).
     params = {"endpoints": ENDPOINTS, "history": HISTORY, "busy": BUSY_ENDPOINTS, "each": DUE_EACH}
     with psycopg.connect(isolated_database_url, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")
-        for statement in _FILL:
-            conn.execute(statement, params)
-        conn.execute("ANALYZE webhook_endpoints")
-        conn.execute("ANALYZE webhook_deliveries")
-        conn.execute("SET jit = off")  # as the pool's connections (db/pool.py)
+        fill_and_analyze(conn, _FILL, params, ["webhook_endpoints", "webhook_deliveries"])
         with conn.transaction(force_rollback=True):
-            row = conn.execute(
-                "EXPLAIN (ANALYZE, FORMAT JSON) " + _CLAIM, _params(isolated_pool, datetime.now(UTC))
-            ).fetchone()
-    assert row is not None
-    explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
-    plan = explained[0]["Plan"]
+            plan = analyzed_plan(conn, _CLAIM, _params(isolated_pool, datetime.now(UTC)))
     assert plan["Actual Rows"] == BUSY_ENDPOINTS * DUE_EACH, plan  # every due row, within the quotas
-    scans = _scans(plan)
-    for scan in scans:
+    for scan in scans(plan):
         if scan["Relation Name"] in {"webhook_endpoints", "webhook_deliveries"}:
             assert scan["Node Type"] != "Seq Scan", scan
-    endpoint_rows = sum(
-        scan["Actual Rows"] * scan["Actual Loops"]
-        for scan in scans
-        if scan["Relation Name"] == "webhook_endpoints"
-    )
     # The three endpoints with due rows, read once to pick them and once for the claimed rows each.
-    assert endpoint_rows <= BUSY_ENDPOINTS + BUSY_ENDPOINTS * DUE_EACH, scans
+    assert rows_read(plan, "webhook_endpoints") <= BUSY_ENDPOINTS + BUSY_ENDPOINTS * DUE_EACH, scans(plan)

@@ -75,8 +75,12 @@ class CliEventStream:
         yield None
         quiet_since = loop.time()
         while True:
-            batch = await self._log.after(owner.merchant_id, position, wanted, BATCH)
+            batch = await self._log.after(owner.merchant_id, position, BATCH)
             for event in batch:
+                if wanted and event.type not in wanted:
+                    # Passed, not sent: the next read starts after it, not after the last event sent.
+                    position = event.position
+                    continue
                 body = event_body(event.payload)
                 timestamp = int(self._clocks.system().now().timestamp())
                 yield SignedEvent(event.id, event.type, body, signature_header(body, secret, timestamp))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -65,11 +65,9 @@ class TestEventLog(Protocol):
     async def position_of(self, merchant_id: str, event_id: str) -> StreamPosition | None:
         """Where a TEST event of the merchant lies in the log; None when it is not (or no longer) there."""
 
-    async def after(
-        self, merchant_id: str, position: StreamPosition, types: Sequence[str], limit: int
-    ) -> list[LoggedEvent]:
-        """The merchant's TEST events after `position` in (tx, seq) order, only those no running
-        transaction can still precede (so a later read never finds one before them); `types` filters."""
+    async def after(self, merchant_id: str, position: StreamPosition, limit: int) -> list[LoggedEvent]:
+        """The merchant's TEST events after `position` in (tx, seq) order, every type, only those no
+        running transaction can still precede (so a later read never finds one before them)."""
 
 
 class TestDataStore(Protocol):

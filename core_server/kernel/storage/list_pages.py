@@ -10,6 +10,13 @@ count are put together and read back lives here. Two forms exist on purpose:
 - `fetch_page_and_count`: the page, then the count, on one connection (the billing lists).
 
 Every page statement fetches `limit + 1` rows: the extra one only says that more follow (`Page.of`).
+
+List statements are never prepared (`UNPLANNED`). Their optional filters are written
+`(%(x)s::text IS NULL OR col = %(x)s)`, and a prepared statement switches to a generic plan once five runs
+cost about the same: a plan for every filter absent, which walks the merchant's whole listing index with
+the filters as a row-by-row check. At 200,000 rows of one merchant a filtered page or count then took
+50–490 ms instead of 0.02–0.2 ms (BENCHMARKS.md, "Speed, round 9"). Planned each time with the values, a
+list costs its planning (a few tenths of a ms) and reads through the filter's index.
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ from psycopg import AsyncConnection
 from core_server.kernel.application.pagination import Page
 
 Row = dict[str, Any]
+
+UNPLANNED = False
+"""`prepare=` for a statement with optional filters (the module docstring): planned with its values."""
 
 
 def counted_page_sql(*, count: str, page: str, order: str, columns: str = "") -> str:
@@ -41,7 +51,7 @@ async def fetch_counted_page(
     conn: AsyncConnection[Any], statement: str, params: Mapping[str, Any], limit: int
 ) -> Page[Row]:
     """Run a `counted_page_sql` statement: the page's rows (at most `limit`) and the total count."""
-    rows = await (await conn.execute(statement, params)).fetchall()
+    rows = await (await conn.execute(statement, params, prepare=UNPLANNED)).fetchall()
     total = rows[0]["list_total"] if rows else 0
     rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs
     return Page.of(rows, limit, total)
@@ -51,7 +61,7 @@ async def fetch_page_and_count(
     conn: AsyncConnection[Any], page: str, count: str, params: Mapping[str, Any], limit: int
 ) -> Page[Row]:
     """The page's rows (at most `limit`) and the count of every row matching the filters."""
-    rows = await (await conn.execute(page, params)).fetchall()
-    counted = await (await conn.execute(count, params)).fetchone()
+    rows = await (await conn.execute(page, params, prepare=UNPLANNED)).fetchall()
+    counted = await (await conn.execute(count, params, prepare=UNPLANNED)).fetchone()
     total = int(counted["n"]) if counted else 0
     return Page.of(rows, limit, total_count=total)

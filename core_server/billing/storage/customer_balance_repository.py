@@ -101,6 +101,11 @@ def _replayed(invoice: Invoice, rows: Sequence[dict[str, Any]]) -> InvoiceSettle
     return InvoiceSettlement(applied, due, 0 if carried else due, moves)
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("starting_after",)
+
+
 class PgCustomerBalances:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -234,7 +239,7 @@ class PgCustomerBalances:
             "fetch": limit + 1,
         }
         async with gate_for(self._pool).slot(owner.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit, optional=_OPTIONAL)
         return Page([transaction_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

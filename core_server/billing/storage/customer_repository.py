@@ -104,6 +104,11 @@ def _is_email_clash(exc: psycopg.errors.UniqueViolation) -> bool:
     return exc.diag.constraint_name == EMAIL_INDEX
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("email", "starting_after")
+
+
 class PgCustomerRepository:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -157,7 +162,7 @@ class PgCustomerRepository:
             "fetch": limit + 1,
         }
         async with gate_for(self._pool).slot(merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit, optional=_OPTIONAL)
         return Page([customer_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

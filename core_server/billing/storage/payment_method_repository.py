@@ -110,6 +110,11 @@ async def _save(
     await append_events(conn, before.merchant_id, before.environment, events)
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("starting_after",)
+
+
 class PgPaymentMethodRepository:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -162,7 +167,7 @@ class PgPaymentMethodRepository:
     ) -> Page[PaymentMethod]:
         params = {"customer_id": customer_id, "starting_after": starting_after, "fetch": limit + 1}
         async with gate_for(self._pool).slot(tenant), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, limit, optional=_OPTIONAL)
         return Page([method_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

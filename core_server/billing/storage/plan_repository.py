@@ -117,6 +117,11 @@ def price_from_row(row: dict[str, Any]) -> Price:
     )
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("cursor",)
+
+
 def _page_params(query: ListQuery) -> dict[str, Any]:
     return {
         "merchant_id": query.merchant_id,
@@ -154,7 +159,9 @@ class PgPlanRepository:
     async def list_page(self, query: ListQuery) -> Page[Plan]:
         params = _page_params(query)
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST_PLANS, _COUNT_PLANS, params, query.limit)
+            page = await fetch_page_and_count(
+                conn, _LIST_PLANS, _COUNT_PLANS, params, query.limit, optional=_OPTIONAL
+            )
         return Page([plan_from_row(row) for row in page.items], page.has_more, page.total_count)
 
 
@@ -192,7 +199,9 @@ class PgPriceRepository:
     async def list_page(self, query: ListQuery, plan_id: str) -> Page[Price]:
         params = {**_page_params(query), "plan_id": plan_id}
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST_PRICES, _COUNT_PRICES, params, query.limit)
+            page = await fetch_page_and_count(
+                conn, _LIST_PRICES, _COUNT_PRICES, params, query.limit, optional=_OPTIONAL
+            )
         return Page([price_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

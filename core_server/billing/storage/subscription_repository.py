@@ -98,6 +98,10 @@ _LIST = (
 )
 _COUNT = "SELECT count(*) AS n" + _SUBSCRIPTION_FILTERS
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("customer_id", "status", "price_id", "starting_after")
+_INVOICE_OPTIONAL = ("subscription_id", "customer_id", "status", "starting_after")
 _INVOICE_GET = "SELECT * FROM invoices" + _TENANT + " AND id = %(id)s"
 _INVOICE_EXISTS = "SELECT 1 FROM invoices" + _TENANT + " AND id = %(id)s"
 _INVOICE_FILTERS = (
@@ -282,7 +286,7 @@ class PgSubscriptionRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit, optional=_OPTIONAL)
             subscriptions = await _hydrate(conn, list(page.items))
         return Page(subscriptions, page.has_more, page.total_count)
 
@@ -313,7 +317,9 @@ class PgSubscriptionRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _INVOICE_LIST, _INVOICE_COUNT, params, query.limit)
+            page = await fetch_page_and_count(
+                conn, _INVOICE_LIST, _INVOICE_COUNT, params, query.limit, optional=_INVOICE_OPTIONAL
+            )
         return Page([invoice_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

@@ -82,6 +82,11 @@ def tax_rate_from_row(row: dict[str, Any]) -> TaxRate:
     )
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("cursor",)
+
+
 class PgTaxRateRepository:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -119,7 +124,7 @@ class PgTaxRateRepository:
             "fetch": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit)
+            page = await fetch_page_and_count(conn, _LIST, _COUNT, params, query.limit, optional=_OPTIONAL)
         return Page([tax_rate_from_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

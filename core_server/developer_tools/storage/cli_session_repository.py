@@ -17,7 +17,7 @@ from core_server.kernel.application.pagination import Page
 from core_server.kernel.application.ports import IdempotencyCompletion
 from core_server.kernel.domain.ids import IdCollision
 from core_server.kernel.storage.idempotency_store import complete_in_transaction
-from core_server.kernel.storage.list_pages import UNPLANNED
+from core_server.kernel.storage.list_pages import prepare_for
 
 # Locking the merchant row serializes concurrent opens, so the limit cannot be overshot by a race.
 _LOCK_MERCHANT = "SELECT 1 FROM merchants WHERE id = %(merchant_id)s FOR UPDATE"
@@ -168,7 +168,9 @@ class PgCliSessionRepository:
     ) -> Page[CliResponse]:
         params = {"session_id": session_id, "cursor": starting_after, "limit": limit + 1}
         async with self._pool.connection() as conn:
-            rows = await (await conn.execute(_PAGE, params, prepare=UNPLANNED)).fetchall()
+            rows = await (
+                await conn.execute(_PAGE, params, prepare=prepare_for(params, ("cursor",)))
+            ).fetchall()
         page = Page.of(rows, limit)
         return Page([response_from_row(row) for row in page.items], page.has_more)
 

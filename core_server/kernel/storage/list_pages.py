@@ -11,17 +11,18 @@ count are put together and read back lives here. Two forms exist on purpose:
 
 Every page statement fetches `limit + 1` rows: the extra one only says that more follow (`Page.of`).
 
-List statements are never prepared (`UNPLANNED`). Their optional filters are written
+A list with a filter or a cursor is never prepared (`prepare_for`). The optional filters are written
 `(%(x)s::text IS NULL OR col = %(x)s)`, and a prepared statement switches to a generic plan once five runs
 cost about the same: a plan for every filter absent, which walks the merchant's whole listing index with
 the filters as a row-by-row check. At 200,000 rows of one merchant a filtered page or count then took
-50–490 ms instead of 0.02–0.2 ms (BENCHMARKS.md, "Speed, round 9"). Planned each time with the values, a
-list costs its planning (a few tenths of a ms) and reads through the filter's index.
+50–490 ms instead of 0.02–0.2 ms (BENCHMARKS.md, "Speed, round 9"). Planned each time with its values, it
+reads through the filter's index. A list without any stays prepared: its one plan fits every such call,
+and planning it each time cost the unfiltered list a fifth of its throughput.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from psycopg import AsyncConnection
@@ -30,8 +31,11 @@ from core_server.kernel.application.pagination import Page
 
 Row = dict[str, Any]
 
-UNPLANNED = False
-"""`prepare=` for a statement with optional filters (the module docstring): planned with its values."""
+
+def prepare_for(params: Mapping[str, Any], optional: Collection[str]) -> bool | None:
+    """psycopg's `prepare=` for a list statement: never prepared when one of its `optional` parameters (its
+    filters and cursor) is given, psycopg's default otherwise (the module docstring)."""
+    return False if any(params.get(name) is not None for name in optional) else None
 
 
 def counted_page_sql(*, count: str, page: str, order: str, columns: str = "") -> str:
@@ -48,20 +52,35 @@ def counted_page_sql(*, count: str, page: str, order: str, columns: str = "") ->
 
 
 async def fetch_counted_page(
-    conn: AsyncConnection[Any], statement: str, params: Mapping[str, Any], limit: int
+    conn: AsyncConnection[Any],
+    statement: str,
+    params: Mapping[str, Any],
+    limit: int,
+    *,
+    optional: Collection[str],
 ) -> Page[Row]:
-    """Run a `counted_page_sql` statement: the page's rows (at most `limit`) and the total count."""
-    rows = await (await conn.execute(statement, params, prepare=UNPLANNED)).fetchall()
+    """Run a `counted_page_sql` statement: the page's rows (at most `limit`) and the total count;
+    `optional` names the parameters that may be absent (None): its filters and cursor."""
+    prepare = prepare_for(params, optional)
+    rows = await (await conn.execute(statement, params, prepare=prepare)).fetchall()
     total = rows[0]["list_total"] if rows else 0
     rows = [row for row in rows if row["id"] is not None]  # an empty page is one row of NULLs
     return Page.of(rows, limit, total)
 
 
 async def fetch_page_and_count(
-    conn: AsyncConnection[Any], page: str, count: str, params: Mapping[str, Any], limit: int
+    conn: AsyncConnection[Any],
+    page: str,
+    count: str,
+    params: Mapping[str, Any],
+    limit: int,
+    *,
+    optional: Collection[str],
 ) -> Page[Row]:
-    """The page's rows (at most `limit`) and the count of every row matching the filters."""
-    rows = await (await conn.execute(page, params, prepare=UNPLANNED)).fetchall()
-    counted = await (await conn.execute(count, params, prepare=UNPLANNED)).fetchone()
+    """The page's rows (at most `limit`) and the count of every row matching the filters; `optional` names
+    the parameters that may be absent (None): its filters and cursor."""
+    prepare = prepare_for(params, optional)
+    rows = await (await conn.execute(page, params, prepare=prepare)).fetchall()
+    counted = await (await conn.execute(count, params, prepare=prepare)).fetchone()
     total = int(counted["n"]) if counted else 0
     return Page.of(rows, limit, total_count=total)

@@ -67,6 +67,9 @@ WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
   AND (%(payout)s::text IS NULL OR payout = %(payout)s)
   AND (%(currency)s::text IS NULL OR currency = %(currency)s)
 """
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("type", "payout", "currency", "cursor")
 _PAGE = (
     "SELECT * "
     + _FILTERS
@@ -302,7 +305,7 @@ class PgLedgerRepository:
             "limit": query.limit + 1,
         }
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_counted_page(conn, _LIST, params, query.limit)
+            page = await fetch_counted_page(conn, _LIST, params, query.limit, optional=_OPTIONAL)
         return Page([_transaction(row, query.now) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

@@ -66,6 +66,9 @@ WHERE merchant_id = %(merchant_id)s AND environment = %(environment)s
   AND (%(invoice_id)s::text IS NULL OR invoice_id = %(invoice_id)s)
 """
 )
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("status", "created_after", "created_before", "customer_email", "invoice_id", "cursor")
 _PAGE = (
     "SELECT * "
     + _FILTERS
@@ -248,7 +251,7 @@ class PgChargeRepository:
             "invoice_id": query.invoice_id,
         }
         async with self._scans.slot(query.merchant_id), self._pool.connection() as conn:
-            page = await fetch_counted_page(conn, _LIST, params, query.limit)
+            page = await fetch_counted_page(conn, _LIST, params, query.limit, optional=_OPTIONAL)
         return Page([_from_list_row(row) for row in page.items], page.has_more, page.total_count)
 
     @wraps_psycopg_errors

@@ -23,7 +23,7 @@ from core_server.kernel.domain.environment import Environment
 from core_server.kernel.domain.sealed import Sealed
 from core_server.kernel.storage.clock_offsets import merchant_time_sql
 from core_server.kernel.storage.job_claims import RELEASED, STAMP, PgJobClaims, claim_free
-from core_server.kernel.storage.list_pages import UNPLANNED
+from core_server.kernel.storage.list_pages import prepare_for
 from core_server.kernel.storage.outbox import DELIVERY_CHANNEL
 from core_server.webhooks.application.ports import AttemptRecord, ClaimedDelivery
 from core_server.webhooks.domain.webhook_delivery import DeliveryAttempt, DeliveryStatus, WebhookDelivery
@@ -444,7 +444,8 @@ class PgDeliveryQueue:
     ) -> Page[WebhookDelivery]:
         params = {"endpoint_id": endpoint_id, "cursor": starting_after, "limit": limit + 1}
         async with gate_for(self._pool).slot(tenant), self._pool.connection() as conn:
-            page = Page.of(await (await conn.execute(_PAGE, params, prepare=UNPLANNED)).fetchall(), limit)
+            prepare = prepare_for(params, ("cursor",))
+            page = Page.of(await (await conn.execute(_PAGE, params, prepare=prepare)).fetchall(), limit)
             attempts: dict[str, list[DeliveryAttempt]] = {row["id"]: [] for row in page.items}
             if page.items:
                 for attempt_row in await (await conn.execute(ATTEMPTS_SELECT, (list(attempts),))).fetchall():

@@ -11,7 +11,7 @@ from core_server.db.pool import DbPool
 from core_server.db.scan_gate import gate_for
 from core_server.kernel.application.pagination import Page
 from core_server.kernel.domain.environment import Environment
-from core_server.kernel.storage.list_pages import UNPLANNED
+from core_server.kernel.storage.list_pages import prepare_for
 from core_server.kernel.storage.outbox import REQUEUE, requeue_params
 from core_server.webhooks.application.ports import EventQuery
 from core_server.webhooks.domain.events import StoredEvent
@@ -59,6 +59,11 @@ def _params(query: EventQuery) -> dict[str, Any]:
     }
 
 
+# The list's parameters that may be absent (None): a call with one is planned with its values
+# (kernel/storage/list_pages.py, prepare_for).
+_OPTIONAL = ("type", "prefix", "object_id", "cursor")
+
+
 class PgEventRepository:
     def __init__(self, pool: DbPool) -> None:
         self._pool = pool
@@ -66,7 +71,10 @@ class PgEventRepository:
     @wraps_psycopg_errors
     async def list(self, query: EventQuery) -> Page[StoredEvent]:
         async with gate_for(self._pool).slot(query.merchant_id), self._pool.connection() as conn:
-            rows = await (await conn.execute(_PAGE, _params(query), prepare=UNPLANNED)).fetchall()
+            params = _params(query)
+            rows = await (
+                await conn.execute(_PAGE, params, prepare=prepare_for(params, _OPTIONAL))
+            ).fetchall()
         page = Page.of(rows, query.limit)
         return Page([event_from_row(row) for row in page.items], page.has_more)
 

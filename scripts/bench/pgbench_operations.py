@@ -78,9 +78,9 @@ class _Recorder:
     async def connection(self) -> AsyncIterator[_Recorder]:
         yield self
 
-    async def execute(self, query: str, params: Any = None) -> Any:
+    async def execute(self, query: str, params: Any = None, **options: Any) -> Any:
         self.sent.append((query, params))
-        return await self.conn.execute(query, params)
+        return await self.conn.execute(query, params, **options)
 
     def transaction(self) -> Any:
         return self.conn.transaction()

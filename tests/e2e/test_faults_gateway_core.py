@@ -125,9 +125,20 @@ def test_core_down_answers_503_at_once_and_recovers_when_it_returns(pair: Pair) 
         )
         print(f"core refused for {back - down_until + OUTAGE_SECONDS:.1f}s; back {recovered:.2f}s after it")
         assert recovered < MAX_RECOVERY_SECONDS
-        for method, path, kwargs in _requests(pair):
+        for kind in range(len(_requests(pair))):
+            method, path, kwargs = _requests(pair)[kind]
             response = client.request(method, path, **kwargs)  # type: ignore[arg-type]
+            if _timed_out(response):
+                # Once more, afresh (a new sign-up e-mail): a sign-up's password hashing (a niced pool)
+                # can outlast this pair's 2 s core time-out on a machine busy with the rest of the suite,
+                # and recovery is what is tested.
+                method, path, kwargs = _requests(pair)[kind]
+                response = client.request(method, path, **kwargs)  # type: ignore[arg-type]
             assert response.status_code < 300, response.text
+
+
+def _timed_out(response: httpx.Response) -> bool:
+    return response.status_code == 503 and response.json()["error"]["code"] == "timeout"
 
 
 def test_frozen_core_answers_503_within_the_deadline(pair: Pair) -> None:

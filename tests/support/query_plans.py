@@ -24,21 +24,33 @@ def fill_and_analyze(
     conn.execute("SET jit = off")
 
 
+def explained(
+    conn: psycopg.Connection[Any], explain: str, params: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The root node of the plan an `EXPLAIN (…, FORMAT JSON) …` statement prints."""
+    row = conn.execute(explain, params).fetchone()
+    assert row is not None
+    printed = row[0] if isinstance(row[0], list) else json.loads(row[0])
+    plan: dict[str, Any] = printed[0]["Plan"]
+    return plan
+
+
 def analyzed_plan(conn: psycopg.Connection[Any], statement: str, params: dict[str, Any]) -> dict[str, Any]:
     """The root node of the statement's plan as it ran (`EXPLAIN ANALYZE` runs it: roll back a write)."""
-    row = conn.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + statement, params).fetchone()
-    assert row is not None
-    explained = row[0] if isinstance(row[0], list) else json.loads(row[0])
-    plan: dict[str, Any] = explained[0]["Plan"]
-    return plan
+    return explained(conn, "EXPLAIN (ANALYZE, FORMAT JSON) " + statement, params)
+
+
+def nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan's nodes, the root first."""
+    found = [plan]
+    for child in plan.get("Plans", []):
+        found.extend(nodes(child))
+    return found
 
 
 def scans(plan: dict[str, Any]) -> list[dict[str, Any]]:
     """Every node of the plan that reads a table (sequential, index, bitmap heap scans)."""
-    found = [plan] if "Relation Name" in plan else []
-    for child in plan.get("Plans", []):
-        found.extend(scans(child))
-    return found
+    return [node for node in nodes(plan) if "Relation Name" in node]
 
 
 def rows_read(plan: dict[str, Any], table: str) -> float:

@@ -11,14 +11,12 @@ then most are made OPEN, and the generic plan must still reach invoices through 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import psycopg
 import pytest
 
 from core_server.billing.storage.subscription_repository import _OWED_INVOICES
 from core_server.db.pool import DbPool
+from tests.support.query_plans import explained, nodes
 
 pytestmark = pytest.mark.integration
 
@@ -36,20 +34,6 @@ SELECT 'si_' || md5(s::text || '-' || k::text), 'acct_plan', 'test', 'sub_' || s
   FROM generate_series(1, %(subscriptions)s) s, generate_series(1, %(each)s) k"""
 
 
-def _index_conditions(plan: dict[str, Any]) -> list[str]:
-    found = [str(plan[key]) for key in ("Index Cond", "Recheck Cond") if key in plan]
-    for child in plan.get("Plans", []):
-        found.extend(_index_conditions(child))
-    return found
-
-
-def _indexes_scanned(plan: dict[str, Any]) -> list[str]:
-    found = [str(plan["Index Name"])] if "Index Name" in plan else []
-    for child in plan.get("Plans", []):
-        found.extend(_indexes_scanned(child))
-    return found
-
-
 async def test_the_generic_plan_reads_only_the_subscriptions_rows_after_a_billing_run_opened_thousands(
     isolated_database_url: str, isolated_pool: DbPool
 ) -> None:
@@ -62,13 +46,12 @@ async def test_the_generic_plan_reads_only_the_subscriptions_rows_after_a_billin
         conn.execute("UPDATE invoices SET status = 'OPEN' WHERE right(id, 1) < 'e'")
         conn.execute("SET plan_cache_mode = force_generic_plan")
         conn.execute("PREPARE owed(text[]) AS " + _OWED_INVOICES.replace("%s", "$1"))
-        explained = conn.execute("EXPLAIN (FORMAT JSON) EXECUTE owed(ARRAY['sub_7'])").fetchone()
-        assert explained is not None
-        plan = (explained[0] if isinstance(explained[0], list) else json.loads(explained[0]))[0]["Plan"]
-        conditions = _index_conditions(plan)
+        plan = explained(conn, "EXPLAIN (FORMAT JSON) EXECUTE owed(ARRAY['sub_7'])")
+        conditions = [str(n[key]) for n in nodes(plan) for key in ("Index Cond", "Recheck Cond") if key in n]
         assert conditions, plan
         for condition in conditions:
             assert "subscription_id" in condition and "status" not in condition, (condition, plan)
-        assert "invoices_of_subscription" in _indexes_scanned(plan) or (
-            "invoices_open_of_subscription" in _indexes_scanned(plan)
+        indexes_scanned = [str(n["Index Name"]) for n in nodes(plan) if "Index Name" in n]
+        assert "invoices_of_subscription" in indexes_scanned or (
+            "invoices_open_of_subscription" in indexes_scanned
         ), plan
